@@ -1,0 +1,24 @@
+{
+  "targets": [
+    {
+      "target_name": "ovn_psample",
+      "sources": [
+        "native/addon.cc",
+        "native/genl_family.cc",
+        "native/group_filter.cc",
+        "native/injector.cc",
+        "native/netns.cc",
+        "native/psample_parser.cc",
+        "native/psample_socket.cc",
+        "native/reader.cc",
+        "native/sample_batch.cc",
+        "native/setup_error.cc"
+      ],
+      "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
+      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED", "NAPI_CPP_EXCEPTIONS"],
+      "cflags!": ["-fno-exceptions"],
+      "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-O2"]
+    }
+  ]
+}

@@ -1,0 +1,308 @@
+// N-API surface: Reader (socket + reader thread), Injector, and the offline decoder.
+// State is per environment (instance data), so the addon works in worker threads, and every
+// thread a Reader starts is joined before its environment's thread-safe function goes away.
+#include <napi.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "injector.h"
+#include "psample_parser.h"
+#include "reader.h"
+#include "sample_batch.h"
+
+namespace ovnpsample {
+
+namespace {
+
+
+[[noreturn]] void throw_setup_error(Napi::Env env, const SetupError& error) {
+  Napi::Error e = Napi::Error::New(env, error.message);
+  e.Set("code", Napi::String::New(env, error.code));
+  if (error.errnum != 0) e.Set("errno", Napi::Number::New(env, error.errnum));
+  throw e;
+}
+
+[[noreturn]] void throw_invalid(Napi::Env env, const std::string& message) {
+  throw_setup_error(env, setup_error("INVALID_OPTION", message));
+}
+
+Napi::ArrayBuffer adopt(Napi::Env env, std::vector<uint8_t>&& bytes) {
+  if (bytes.empty()) return Napi::ArrayBuffer::New(env, 0);
+  auto* owned = new std::vector<uint8_t>(std::move(bytes));
+  return Napi::ArrayBuffer::New(
+      env, owned->data(), owned->size(), [](Napi::Env, void*, std::vector<uint8_t>* v) { delete v; }, owned);
+}
+
+// Flattened [records, payload, count, ...] so JS builds message objects itself.
+void push_batch(Napi::Env env, Napi::Array& out, SampleBatch& batch) {
+  const uint32_t i = out.Length();
+  out.Set(i, adopt(env, std::move(batch.records)));
+  out.Set(i + 1, adopt(env, std::move(batch.payload)));
+  out.Set(i + 2, Napi::Number::New(env, batch.count));
+}
+
+SourceProtocol parse_protocol(Napi::Env env, const std::string& name) {
+  if (name == "kernel") return SourceProtocol::kKernelPsample;
+  if (name == "generic") return SourceProtocol::kGeneric;
+  if (name == "usersock") return SourceProtocol::kUsersock;
+  throw_invalid(env, "source.protocol must be 'generic' or 'usersock'");
+}
+
+uint32_t get_u32(const Napi::Object& o, const char* key, uint32_t fallback) {
+  Napi::Value v = o.Get(key);
+  return v.IsNumber() ? v.As<Napi::Number>().Uint32Value() : fallback;
+}
+
+bool get_bool(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  return v.IsBoolean() && v.As<Napi::Boolean>().Value();
+}
+
+std::string get_string(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  return v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
+}
+
+class ReaderWrap;
+
+// Shared by the wrap and the thread-safe function: whichever goes first must not leave the
+// other with a dangling pointer (the TSFN may finalize at environment teardown before the wrap).
+struct Link {
+  std::shared_ptr<Reader> reader;
+  ReaderWrap* wrap = nullptr;
+  napi_threadsafe_function tsfn = nullptr;
+};
+
+class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeReader",
+                       {InstanceMethod("take", &ReaderWrap::Take), InstanceMethod("stats", &ReaderWrap::Stats),
+                        InstanceMethod("close", &ReaderWrap::Close), InstanceMethod("ref", &ReaderWrap::Ref),
+                        InstanceMethod("unref", &ReaderWrap::Unref), InstanceMethod("info", &ReaderWrap::Info)});
+  }
+
+  // new NativeReader(options, onReadable)
+  explicit ReaderWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ReaderWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject() || !info[1].IsFunction()) throw_invalid(env, "NativeReader(options, onReadable)");
+    const Napi::Object o = info[0].As<Napi::Object>();
+    SocketOptions options;
+    options.netns = get_string(o, "netns");
+    options.protocol = parse_protocol(env, o.Has("protocol") ? get_string(o, "protocol") : "kernel");
+    options.family_id = static_cast<uint16_t>(get_u32(o, "familyId", 0));
+    options.group_id = get_u32(o, "groupId", 0);
+    options.config_events = get_bool(o, "config");
+    options.listen_all_nsid = get_bool(o, "listenAllNsid");
+    options.receive_buffer_bytes = static_cast<int>(get_u32(o, "receiveBufferBytes", 32u << 20));
+    if (o.Get("groups").IsArray()) {
+      Napi::Array groups = o.Get("groups").As<Napi::Array>();
+      for (uint32_t i = 0; i < groups.Length(); i++) options.groups.push_back(groups.Get(i).As<Napi::Number>().Uint32Value());
+    }
+    const size_t queue_capacity = get_u32(o, "queueCapacity", 262144);
+
+    on_readable_ = Napi::Persistent(info[1].As<Napi::Function>());
+    link_ = std::make_shared<Link>();
+    link_->wrap = this;
+    auto* context = new std::shared_ptr<Link>(link_);
+    napi_status status = napi_create_threadsafe_function(
+        env, nullptr, nullptr, Napi::String::New(env, "ovn-psample reader"), 0, 1, context, FinalizeTsfn, context,
+        CallJs, &link_->tsfn);
+    if (status != napi_ok) {
+      delete context;
+      throw Napi::Error::New(env, "cannot create the thread-safe function of the reader");
+    }
+    napi_threadsafe_function tsfn = link_->tsfn;
+    SetupError error;
+    link_->reader = Reader::start(
+        options, queue_capacity, [tsfn] { napi_call_threadsafe_function(tsfn, nullptr, napi_tsfn_nonblocking); },
+        error);
+    if (!link_->reader) {
+      Release();
+      throw_setup_error(env, error);
+    }
+  }
+
+  ~ReaderWrap() override {
+    link_->wrap = nullptr;
+    Release();
+  }
+
+ private:
+  static void CallJs(napi_env env, napi_value, void* context, void*) {
+    if (env == nullptr) return;  // environment teardown
+    ReaderWrap* wrap = (*static_cast<std::shared_ptr<Link>*>(context))->wrap;
+    if (wrap == nullptr || wrap->on_readable_.IsEmpty()) return;
+    Napi::Env e(env);
+    Napi::HandleScope scope(e);
+    Napi::Value fn = wrap->on_readable_.Value();
+    if (fn.IsEmpty() || !fn.IsFunction()) return;  // collected after unref: nobody listens any more
+    try {
+      fn.As<Napi::Function>().Call({});
+    } catch (const Napi::Error& error) {
+      error.ThrowAsJavaScriptException();
+    }
+  }
+
+  static void FinalizeTsfn(napi_env, void* data, void*) {
+    auto* link = static_cast<std::shared_ptr<Link>*>(data);
+    // The TSFN is gone after this: the thread that calls it must be joined first.
+    if ((*link)->reader) (*link)->reader->stop();
+    (*link)->tsfn = nullptr;
+    delete link;
+  }
+
+  void Release() {
+    if (link_->reader) link_->reader->stop();
+    if (link_->tsfn != nullptr) {
+      napi_threadsafe_function tsfn = link_->tsfn;
+      link_->tsfn = nullptr;
+      napi_release_threadsafe_function(tsfn, napi_tsfn_abort);
+    }
+  }
+
+  Napi::Value Take(const Napi::CallbackInfo& info) {
+    Napi::Array out = Napi::Array::New(info.Env());
+    if (!link_->reader) return out;
+    for (auto& batch : link_->reader->take()) push_batch(info.Env(), out, *batch);
+    return out;
+  }
+
+  Napi::Value Stats(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::Object o = Napi::Object::New(env);
+    if (!link_->reader) return o;
+    const ReaderStats s = link_->reader->stats();
+    auto set = [&](const char* key, uint64_t v) { o.Set(key, Napi::Number::New(env, static_cast<double>(v))); };
+    set("received", s.received);
+    set("datagrams", s.datagrams);
+    set("kernelDrops", s.kernel_drops);
+    set("enobufs", s.enobufs);
+    set("queueDrops", s.queue_drops);
+    set("malformed", s.malformed);
+    set("unknownAttributes", s.unknown_attributes);
+    set("foreign", s.foreign);
+    set("rejectedSender", s.rejected_sender);
+    set("swappedLayout", s.swapped_layout);
+    set("filteredOut", s.filtered_out);
+    set("controlMessages", s.control_messages);
+    set("queued", s.queued);
+    set("failureErrno", static_cast<uint64_t>(s.failure_errno));
+    return o;
+  }
+
+  Napi::Value Info(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    const OpenedSocket& s = link_->reader->socket();
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("familyId", Napi::Number::New(env, s.family_id));
+    o.Set("groupId", Napi::Number::New(env, s.packets_group));
+    o.Set("configGroupId", Napi::Number::New(env, s.config_group));
+    o.Set("kernelFilter", Napi::Boolean::New(env, s.kernel_filter));
+    o.Set("receiveBufferBytes", Napi::Number::New(env, s.receive_buffer_bytes));
+    return o;
+  }
+
+  void Close(const Napi::CallbackInfo&) {
+    Release();
+    on_readable_.Reset();
+  }
+
+  // While referenced, an open reader keeps the event loop and its listener alive like a server;
+  // unreferenced, it lets both go, and garbage collection of the socket closes it.
+  void Ref(const Napi::CallbackInfo& info) {
+    if (link_->tsfn != nullptr) napi_ref_threadsafe_function(info.Env(), link_->tsfn);
+    if (!on_readable_.IsEmpty() && !listener_held_) on_readable_.Ref();
+    listener_held_ = true;
+  }
+
+  void Unref(const Napi::CallbackInfo& info) {
+    if (link_->tsfn != nullptr) napi_unref_threadsafe_function(info.Env(), link_->tsfn);
+    if (!on_readable_.IsEmpty() && listener_held_) on_readable_.Unref();
+    listener_held_ = false;
+  }
+
+  std::shared_ptr<Link> link_;
+  Napi::FunctionReference on_readable_;
+  bool listener_held_ = true;
+};
+
+class InjectorWrap : public Napi::ObjectWrap<InjectorWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "NativeInjector",
+                       {InstanceMethod("send", &InjectorWrap::Send), InstanceMethod("close", &InjectorWrap::Close)});
+  }
+
+  // new NativeInjector({ protocol, groupId, netns })
+  explicit InjectorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<InjectorWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) throw_invalid(env, "NativeInjector(options)");
+    const Napi::Object o = info[0].As<Napi::Object>();
+    SetupError error;
+    injector_ = Injector::open(parse_protocol(env, get_string(o, "protocol")), get_u32(o, "groupId", 0),
+                               get_string(o, "netns"), error);
+    if (!injector_) throw_setup_error(env, error);
+  }
+
+ private:
+  // send(bytes: Uint8Array)
+  void Send(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsTypedArray()) throw_invalid(env, "send(bytes: Uint8Array)");
+    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+    int err = injector_->send(bytes.Data(), bytes.ByteLength());
+    if (err != 0) throw_setup_error(env, setup_error("SEND_FAILED", describe_errno("netlink send failed", err), err));
+  }
+
+  void Close(const Napi::CallbackInfo&) { injector_->close(); }
+
+  std::unique_ptr<Injector> injector_;
+};
+
+// decode(bytes: Uint8Array, familyId: number) -> [records, payload, count, counters]
+Napi::Value Decode(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsTypedArray()) throw_invalid(env, "decode(bytes: Uint8Array, familyId?: number)");
+  Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
+  const auto family_id = static_cast<uint16_t>(info[1].IsNumber() ? info[1].As<Napi::Number>().Uint32Value() : 0);
+  std::vector<Message> messages;
+  ParseCounters counters;
+  parse_datagram(bytes.Data(), bytes.ByteLength(), family_id, messages, counters);
+  SampleBatch batch;
+  uint64_t control = 0;
+  for (const Message& m : messages) {
+    if (m.kind == MessageKind::kSample || m.kind == MessageKind::kGroup)
+      batch.append(m, bytes.Data(), false, 0);
+    else
+      control++;
+  }
+  Napi::Object c = Napi::Object::New(env);
+  c.Set("malformed", Napi::Number::New(env, static_cast<double>(counters.malformed)));
+  c.Set("unknownAttributes", Napi::Number::New(env, static_cast<double>(counters.unknown_attributes)));
+  c.Set("foreign", Napi::Number::New(env, static_cast<double>(counters.foreign)));
+  c.Set("swappedLayout", Napi::Number::New(env, static_cast<double>(counters.swapped_layout)));
+  c.Set("controlMessages", Napi::Number::New(env, static_cast<double>(control)));
+  Napi::Array out = Napi::Array::New(env);
+  push_batch(env, out, batch);
+  out.Set(3, c);
+  return out;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  // DefineClass makes constructors of this environment only: nothing is shared across workers.
+  exports.Set("NativeReader", ReaderWrap::Define(env));
+  exports.Set("NativeInjector", InjectorWrap::Define(env));
+  exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
+  return exports;
+}
+
+}  // namespace
+
+}  // namespace ovnpsample
+
+static Napi::Object InitAddon(Napi::Env env, Napi::Object exports) { return ovnpsample::Init(env, exports); }
+
+NODE_API_MODULE(ovn_psample, InitAddon)

@@ -1,0 +1,16 @@
+// Entering a network namespace on the calling thread only (setns affects one thread).
+#pragma once
+
+#include <string>
+
+#include "setup_error.h"
+
+namespace ovnpsample {
+
+// spec: a name under /run/netns, a path to a namespace file, or a decimal pid.
+std::string netns_path(const std::string& spec);
+
+// Moves the calling thread into the namespace; empty spec = stay where we are.
+SetupError enter_netns(const std::string& spec);
+
+}  // namespace ovnpsample

@@ -1,0 +1,149 @@
+#include "psample_socket.h"
+
+#include <linux/filter.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "genl_family.h"
+#include "group_filter.h"
+#include "netns.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+namespace ovnpsample {
+
+namespace {
+
+int protocol_number(SourceProtocol protocol) {
+  return protocol == SourceProtocol::kUsersock ? NETLINK_USERSOCK : NETLINK_GENERIC;
+}
+
+SetupError resolve_psample_family(int fd, FamilyInfo& info) {
+  const auto request = build_get_family_request("psample", 1);
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  if (sendto(fd, request.data(), request.size(), 0, reinterpret_cast<sockaddr*>(&kernel), sizeof kernel) < 0)
+    return setup_error("PSAMPLE_UNAVAILABLE", describe_errno("cannot query the generic netlink controller", errno),
+                       errno);
+  std::vector<uint8_t> reply(16384);
+  for (;;) {
+    ssize_t n = recv(fd, reply.data(), reply.size(), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      return setup_error("PSAMPLE_UNAVAILABLE",
+                         describe_errno("no answer from the generic netlink controller", errno), errno);
+    int err = parse_get_family_reply(reply.data(), static_cast<size_t>(n), info);
+    if (err == ENOENT)
+      return setup_error("PSAMPLE_UNAVAILABLE",
+                         "psample family not found: load the psample module (modprobe psample; kernel >= 4.11) "
+                         "in the network namespace's kernel, or use the `source` option to read injected samples",
+                         err);
+    if (err != 0)
+      return setup_error("PSAMPLE_UNAVAILABLE", describe_errno("unexpected generic netlink controller reply", err),
+                         err);
+    return {};
+  }
+}
+
+SetupError join_group(int fd, uint32_t group, const char* name) {
+  if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof group) == 0) return {};
+  int err = errno;
+  if (err == EPERM || err == EACCES)
+    return setup_error("PSAMPLE_PERMISSION",
+                       std::string("joining the '") + name +
+                           "' multicast group needs CAP_NET_ADMIN: run as root or grant the capability "
+                           "(setcap cap_net_admin+ep, or securityContext.capabilities.add: [NET_ADMIN])",
+                       err);
+  return setup_error("INVALID_OPTION",
+                     describe_errno(std::string("cannot join multicast group ") + std::to_string(group), err) +
+                         ": check the group id (NETLINK_USERSOCK has groups 1-32)",
+                     err);
+}
+
+void set_receive_buffer(int fd, int bytes, OpenedSocket& out) {
+  // FORCE bypasses net.core.rmem_max (needs CAP_NET_ADMIN); plain SO_RCVBUF is capped by it.
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+  socklen_t len = sizeof out.receive_buffer_bytes;
+  getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &out.receive_buffer_bytes, &len);
+}
+
+bool attach_group_filter(int fd, const std::vector<uint32_t>& groups) {
+  auto program = build_group_filter(groups);
+  sock_fprog fprog{static_cast<unsigned short>(program.size()), program.data()};
+  return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof fprog) == 0;
+}
+
+SetupError configure(int fd, const SocketOptions& options, OpenedSocket& out) {
+  sockaddr_nl local{};
+  local.nl_family = AF_NETLINK;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0)
+    return setup_error("SOCKET_ERROR", describe_errno("cannot bind the netlink socket", errno), errno);
+
+  if (options.protocol == SourceProtocol::kKernelPsample) {
+    FamilyInfo family;
+    if (auto err = resolve_psample_family(fd, family); err.failed()) return err;
+    out.family_id = family.id;
+    out.packets_group = family.group_id("packets");
+    out.config_group = family.group_id("config");
+    if (out.packets_group == 0)
+      return setup_error("PSAMPLE_UNAVAILABLE", "the psample family has no 'packets' multicast group");
+  } else {
+    out.family_id = options.family_id;
+    out.packets_group = options.group_id;
+  }
+
+  set_receive_buffer(fd, options.receive_buffer_bytes, out);
+  int one = 1;
+  // Without this the kernel marks the socket congested on the first overrun and drops every
+  // message until the queue is empty; drops are counted exactly by SK_MEMINFO_DROPS either way.
+  setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof one);
+  if (options.listen_all_nsid &&
+      setsockopt(fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof one) != 0)
+    return setup_error("INVALID_OPTION",
+                       describe_errno("listenAllNsid: NETLINK_LISTEN_ALL_NSID failed", errno) +
+                           " (needs kernel >= 4.6 and CAP_NET_BROADCAST in the peer namespaces)",
+                       errno);
+  // The filter goes on before joining so no unwanted sample is queued in between.
+  out.kernel_filter = options.groups.empty() || attach_group_filter(fd, options.groups);
+
+  if (auto err = join_group(fd, out.packets_group, "packets"); err.failed()) return err;
+  if (options.config_events) {
+    if (out.config_group == 0 && options.protocol == SourceProtocol::kKernelPsample)
+      return setup_error("INVALID_OPTION", "config: the psample family has no 'config' multicast group");
+    if (out.config_group != 0)
+      if (auto err = join_group(fd, out.config_group, "config"); err.failed()) return err;
+  }
+  return {};
+}
+
+}  // namespace
+
+SetupError open_psample_socket(const SocketOptions& options, OpenedSocket& out) {
+  if (auto err = enter_netns(options.netns); err.failed()) return err;
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol_number(options.protocol));
+  if (fd < 0)
+    return setup_error("SOCKET_ERROR", describe_errno("cannot open a netlink socket", errno), errno);
+  if (auto err = configure(fd, options, out); err.failed()) {
+    close(fd);
+    return err;
+  }
+  out.fd = fd;
+  return {};
+}
+
+int64_t socket_drops(int fd) {
+  uint32_t meminfo[SK_MEMINFO_VARS] = {};
+  socklen_t len = sizeof meminfo;
+  if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, meminfo, &len) != 0 || len <= SK_MEMINFO_DROPS * sizeof(uint32_t))
+    return -1;
+  return meminfo[SK_MEMINFO_DROPS];
+}
+
+}  // namespace ovnpsample

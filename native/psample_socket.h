@@ -1,0 +1,40 @@
+// Opening the netlink socket samples are read from: kernel psample family or an injection source.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "setup_error.h"
+
+namespace ovnpsample {
+
+enum class SourceProtocol { kKernelPsample, kGeneric, kUsersock };
+
+struct SocketOptions {
+  std::string netns;
+  SourceProtocol protocol = SourceProtocol::kKernelPsample;
+  uint16_t family_id = 0;        // injection sources: the nlmsg_type messages carry
+  uint32_t group_id = 0;         // injection sources: the multicast group to join
+  std::vector<uint32_t> groups;  // psample SAMPLE_GROUP ids to keep; empty = all
+  bool config_events = false;
+  bool listen_all_nsid = false;
+  int receive_buffer_bytes = 32 << 20;
+};
+
+struct OpenedSocket {
+  int fd = -1;
+  uint16_t family_id = 0;
+  uint32_t packets_group = 0;
+  uint32_t config_group = 0;
+  bool kernel_filter = false;  // the group filter runs in the kernel (else userspace must apply it)
+  int receive_buffer_bytes = 0;  // as the kernel reports it (SO_RCVBUF)
+};
+
+// Must run on the thread that will own the socket's namespace (it may call setns).
+SetupError open_psample_socket(const SocketOptions& options, OpenedSocket& out);
+
+// Messages the kernel dropped for this socket (SK_MEMINFO_DROPS), or -1 if unknown.
+int64_t socket_drops(int fd);
+
+}  // namespace ovnpsample

@@ -1,0 +1,262 @@
+#include "reader.h"
+
+#include <linux/netlink.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+namespace ovnpsample {
+
+namespace {
+
+// A psample message is bounded by its 16-bit DATA attribute: 64 KiB plus the other attributes.
+constexpr size_t kSlotBytes = 68 * 1024;
+constexpr unsigned kSlots = 64;
+// Hand a batch over early under a continuous flood, so JS sees samples while the socket is busy.
+constexpr uint32_t kBatchMessages = 1024;
+constexpr size_t kBatchBytes = 1 << 20;
+
+struct ReceiveSlots {
+  std::vector<uint8_t> buffers = std::vector<uint8_t>(kSlots * kSlotBytes);
+  iovec iov[kSlots];
+  sockaddr_nl senders[kSlots];
+  alignas(cmsghdr) uint8_t control[kSlots][CMSG_SPACE(sizeof(int)) * 2];
+  mmsghdr headers[kSlots];
+
+  void rearm() {
+    for (unsigned i = 0; i < kSlots; i++) {
+      iov[i] = {buffers.data() + i * kSlotBytes, kSlotBytes};
+      msghdr& h = headers[i].msg_hdr;
+      h.msg_name = &senders[i];
+      h.msg_namelen = sizeof senders[i];
+      h.msg_iov = &iov[i];
+      h.msg_iovlen = 1;
+      h.msg_control = control[i];
+      h.msg_controllen = sizeof control[i];
+      h.msg_flags = 0;
+      headers[i].msg_len = 0;
+    }
+  }
+};
+
+bool find_nsid(msghdr& h, int32_t& nsid) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr; c = CMSG_NXTHDR(&h, c)) {
+    if (c->cmsg_level == SOL_NETLINK && c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
+        c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+      std::memcpy(&nsid, CMSG_DATA(c), sizeof nsid);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Reader::Reader(const SocketOptions& options, size_t queue_capacity, Notify notify)
+    : options_(options), queue_capacity_(queue_capacity), notify_(std::move(notify)) {}
+
+std::shared_ptr<Reader> Reader::start(const SocketOptions& options, size_t queue_capacity, Notify notify,
+                                      SetupError& error) {
+  std::shared_ptr<Reader> reader(new Reader(options, queue_capacity, std::move(notify)));
+  reader->wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (reader->wake_fd_ < 0) {
+    error = setup_error("SOCKET_ERROR", describe_errno("eventfd", errno), errno);
+    return nullptr;
+  }
+  std::promise<SetupError> ready;
+  auto opened = ready.get_future();
+  reader->thread_ = std::thread(&Reader::run, reader.get(), &ready);
+  error = opened.get();
+  if (error.failed()) {
+    reader->stop();
+    return nullptr;
+  }
+  return reader;
+}
+
+Reader::~Reader() { stop(); }
+
+void Reader::stop() {
+  std::call_once(stopped_, [this] {
+    stopping_.store(true);
+    if (wake_fd_ >= 0) {
+      uint64_t one = 1;
+      (void)!write(wake_fd_, &one, sizeof one);
+    }
+    if (thread_.joinable()) thread_.join();
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (socket_.fd >= 0) close(socket_.fd);
+    if (wake_fd_ >= 0) close(wake_fd_);
+    socket_.fd = wake_fd_ = -1;
+  });
+}
+
+void Reader::run(std::promise<SetupError>* ready) {
+  OpenedSocket opened;
+  SetupError error = open_psample_socket(options_, opened);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    socket_ = opened;
+  }
+  const bool failed = error.failed();
+  ready->set_value(std::move(error));  // `ready` dies with start()'s frame once this returns
+  if (failed) return;
+
+  building_ = std::make_unique<SampleBatch>();
+  auto slots = std::make_unique<ReceiveSlots>();
+  pollfd fds[2] = {{socket_.fd, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  while (!stopping_.load(std::memory_order_relaxed) && failure_errno_.load() == 0) {
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      fail(errno);
+      break;
+    }
+    if (fds[1].revents != 0) break;
+    for (;;) {
+      slots->rearm();
+      int n = recvmmsg(socket_.fd, slots->headers, kSlots, MSG_DONTWAIT, nullptr);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (errno == ENOBUFS) {
+          enobufs_++;
+          continue;
+        }
+        if (errno != EAGAIN && errno != EWOULDBLOCK) fail(errno);
+        break;
+      }
+      for (int i = 0; i < n; i++) {
+        msghdr& h = slots->headers[i].msg_hdr;
+        if (h.msg_flags & MSG_TRUNC) {  // cannot happen for psample; a foreign giant datagram
+          datagrams_++;
+          parse_.malformed++;
+          continue;
+        }
+        int32_t nsid = 0;
+        const bool has_nsid = options_.listen_all_nsid && find_nsid(h, nsid);
+        handle_datagram(slots->buffers.data() + i * kSlotBytes, slots->headers[i].msg_len,
+                        slots->senders[i].nl_pid == 0, has_nsid, nsid);
+      }
+      flush(false);
+      if (stopping_.load(std::memory_order_relaxed)) break;
+    }
+    flush(true);
+    publish_drops();
+  }
+}
+
+void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid,
+                             int32_t nsid) {
+  datagrams_++;
+  // Only the kernel sends from port 0; anything else on a real psample socket is an impostor.
+  if (!from_kernel_port && options_.protocol == SourceProtocol::kKernelPsample) {
+    rejected_sender_++;
+    return;
+  }
+  parsed_.clear();
+  parse_datagram(data, len, socket_.family_id, parsed_, parse_);
+  for (const Message& m : parsed_) {
+    if (m.kind != MessageKind::kSample && m.kind != MessageKind::kGroup) {
+      control_++;
+      continue;
+    }
+    if (m.kind == MessageKind::kSample && !socket_.kernel_filter && !options_.groups.empty() &&
+        std::find(options_.groups.begin(), options_.groups.end(), m.group) == options_.groups.end()) {
+      filtered_out_++;
+      continue;
+    }
+    if (queued_.load(std::memory_order_relaxed) + building_->count >= queue_capacity_) {
+      queue_drops_.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    building_->append(m, data, has_nsid, nsid);
+  }
+}
+
+void Reader::flush(bool force) {
+  const bool has_batch = building_->count > 0;
+  if (!force && building_->count < kBatchMessages && building_->bytes() < kBatchBytes) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (has_batch) {
+      queued_.fetch_add(building_->count);
+      queue_.push_back(std::move(building_));
+    }
+    published_.datagrams = datagrams_;
+    published_.enobufs = enobufs_;
+    published_.malformed = parse_.malformed;
+    published_.unknown_attributes = parse_.unknown_attributes;
+    published_.foreign = parse_.foreign;
+    published_.rejected_sender = rejected_sender_;
+    published_.swapped_layout = parse_.swapped_layout;
+    published_.filtered_out = filtered_out_;
+    published_.control_messages = control_;
+  }
+  if (has_batch) {
+    building_ = std::make_unique<SampleBatch>();
+    signal_js();
+  }
+}
+
+void Reader::publish_drops() {
+  const int64_t now = socket_drops(socket_.fd);
+  uint64_t queue_drops = queue_drops_.load();
+  bool changed = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (now >= 0) {
+      // SK_MEMINFO_DROPS is a wrapping 32-bit counter.
+      const uint32_t delta = static_cast<uint32_t>(now) - last_socket_drops_;
+      last_socket_drops_ = static_cast<uint32_t>(now);
+      published_.kernel_drops += delta;
+      changed = delta != 0;
+    }
+    changed = changed || queue_drops != published_.queue_drops;
+    published_.queue_drops = queue_drops;
+  }
+  if (changed) signal_js();
+}
+
+void Reader::fail(int errnum) {
+  // A persistent socket error would make poll() report readiness forever: stop reading instead.
+  failure_errno_.store(errnum);
+  signal_js();
+}
+
+void Reader::signal_js() {
+  if (!js_notified_.exchange(true)) notify_();
+}
+
+std::deque<std::unique_ptr<SampleBatch>> Reader::take() {
+  js_notified_.store(false);
+  std::deque<std::unique_ptr<SampleBatch>> taken;
+  std::lock_guard<std::mutex> lock(mutex_);
+  taken.swap(queue_);
+  uint64_t count = 0;
+  for (const auto& batch : taken) count += batch->count;
+  queued_.fetch_sub(count);
+  published_.received += count;
+  return taken;
+}
+
+ReaderStats Reader::stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ReaderStats s = published_;
+  // Drops since the reader last looked, so a caller that waits for the count sees it at once.
+  const int64_t now = socket_.fd >= 0 ? socket_drops(socket_.fd) : -1;
+  if (now >= 0) s.kernel_drops += static_cast<uint32_t>(now) - last_socket_drops_;
+  s.queued = queued_.load();
+  s.queue_drops = queue_drops_.load();
+  s.failure_errno = failure_errno_.load();
+  return s;
+}
+
+}  // namespace ovnpsample

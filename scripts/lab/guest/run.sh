@@ -1,0 +1,48 @@
+#!/bin/bash
+# What the guest does once booted (called by the image's init with the mode).
+# Lives on the payload disk, so changing it never rebuilds the cached image.
+#   test   run test/lab with vitest; results to /lab/out
+#   demo   start the ovn-kubernetes-shaped node and stream decoded samples
+#   shell  interactive shell on the serial console
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+mode=$1
+out=/lab/out
+project=/lab/project
+mkdir -p "$out"
+cd "$project" || exit 1
+
+# Daemon logs explain most lab failures; keep them next to the results.
+keep_logs() {
+    mkdir -p "$out/logs"
+    cp -r /var/log/openvswitch /var/log/ovn "$out/logs/" 2>/dev/null
+    dmesg >"$out/logs/dmesg.txt"
+}
+
+case $mode in
+    test)
+        export OVN_PSAMPLE_LAB_OUT=$out
+        t0=$(cut -d' ' -f1 /proc/uptime)
+        # trixie has no npm in the image; vitest's own entry point is what npx would run.
+        node node_modules/vitest/vitest.mjs run --config test/lab/vitest.lab.config.ts
+        rc=$?
+        echo "$rc" >"$out/vitest-exit-code"
+        echo "LAB-TESTS exit=$rc seconds=$(awk -v t0="$t0" '{printf "%.1f", $1 - t0}' /proc/uptime)"
+        keep_logs
+        exit "$rc"
+        ;;
+    demo)
+        bash "$project/scripts/lab/guest/demo.sh"
+        rc=$?
+        echo "$rc" >"$out/demo-exit-code"
+        keep_logs
+        exit "$rc"
+        ;;
+    shell)
+        echo "lab shell: the project is in $project; test helpers in $project/test/lab/support; 'exit' powers off"
+        setsid -c bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
+        ;;
+    *)
+        echo "unknown lab mode '$mode'"
+        exit 2
+        ;;
+esac

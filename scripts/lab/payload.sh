@@ -1,0 +1,32 @@
+# The payload disk: the built project in, the results out; sourced, never run.
+# The guest mounts it at /lab; the project sits at /lab/project exactly as on
+# the host, so the lab tests import ../../src like every other test, and the
+# guest writes its results to /lab/out, which the host reads back with debugfs
+# (no mount needed on the host).
+
+LAB_PAYLOAD_ITEMS=(package.json tsconfig.json src test/lab scripts/lab node_modules dist prebuilds)
+
+lab_build_payload() {
+    local stage="$LAB_WORK/payload" item size_mb
+    rm -rf "$stage" "$LAB_WORK/payload.ext4"
+    mkdir -p "$stage/project/build/Release" "$stage/out"
+    for item in "${LAB_PAYLOAD_ITEMS[@]}"; do
+        [ -e "$LAB_ROOT/$item" ] || continue
+        mkdir -p "$stage/project/$(dirname "$item")"
+        # Hard links make the copy instant when the work dir shares the file system.
+        cp -al "$LAB_ROOT/$item" "$stage/project/$item" 2>/dev/null ||
+            cp -a "$LAB_ROOT/$item" "$stage/project/$item"
+    done
+    cp -a "$LAB_ROOT"/build/Release/*.node "$stage/project/build/Release/" 2>/dev/null || true
+    size_mb=$(( $(du -sm "$stage" | cut -f1) * 3 / 2 + 128 ))
+    mkfs.ext4 -q -F -L ovnpsample-pay -E root_owner=0:0 -d "$stage" "$LAB_WORK/payload.ext4" "${size_mb}M"
+    rm -rf "$stage"
+}
+
+# Copies the guest's /out back to $LAB_WORK/out.
+lab_read_payload_out() {
+    rm -rf "$LAB_WORK/out"
+    mkdir -p "$LAB_WORK"
+    debugfs -R "rdump /out $LAB_WORK" "$LAB_WORK/payload.ext4" >/dev/null 2>&1
+    [ -d "$LAB_WORK/out" ]
+}

@@ -1,0 +1,30 @@
+import { decodePsample } from '../psample/decode';
+import type { PsampleMessage } from '../psample/types';
+import { CliUsageError } from './errors';
+import { formatSample, type OutputFormat } from './format';
+import { datagramsFromFile, datagramsFromHex } from './read-input';
+
+export interface DecodeOptions {
+  hex?: string[];
+  file?: string;
+  format: OutputFormat;
+}
+
+/** Decodes every datagram before printing anything, so bad input never leaves half an answer. */
+export function decodeDatagrams(options: DecodeOptions): PsampleMessage[] {
+  if ((options.hex?.length ?? 0) > 0 === (options.file !== undefined)) {
+    throw new CliUsageError('decode: give either --hex HEX (repeatable) or --file FILE');
+  }
+  const datagrams = options.file !== undefined ? datagramsFromFile(options.file) : datagramsFromHex(options.hex ?? []);
+  return datagrams.flatMap((bytes, i) => {
+    const messages = decodePsample(bytes);
+    if (messages.length === 0) {
+      throw new CliUsageError(`input ${i + 1} (${bytes.byteLength} bytes) holds no psample message`);
+    }
+    return messages;
+  });
+}
+
+export function printDecoded(messages: readonly PsampleMessage[], format: OutputFormat, write: (line: string) => void): void {
+  for (const message of messages) write(formatSample(message, format));
+}

@@ -1,0 +1,79 @@
+import { openPsample } from '../psample/socket';
+import type { OpenPsampleOptions, PsampleMessage, PsampleSourceOptions } from '../psample/types';
+import { CliUsageError } from './errors';
+import { formatSample, type OutputFormat } from './format';
+
+export interface ListenOptions {
+  group?: string[];
+  netns?: string;
+  allNsid?: boolean;
+  rcvbuf?: string;
+  source?: string;
+  count?: string;
+  duration?: string;
+  format: OutputFormat;
+}
+
+function positiveInteger(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new CliUsageError(`${flag} ${value}: give a whole number`);
+  return n;
+}
+
+/** `usersock:FAMILY:GROUP` or `generic:FAMILY:GROUP`. */
+function parseSource(value: string): PsampleSourceOptions {
+  const [protocol, family, group] = value.split(':');
+  if ((protocol !== 'usersock' && protocol !== 'generic') || family === undefined || group === undefined) {
+    throw new CliUsageError(`--source ${value}: use usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID`);
+  }
+  return { protocol, familyId: positiveInteger('--source family', family), groupId: positiveInteger('--source group', group) };
+}
+
+export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions {
+  return {
+    groups: options.group?.map((g) => positiveInteger('--group', g)),
+    netns: options.netns,
+    listenAllNsid: options.allNsid,
+    receiveBufferBytes: options.rcvbuf === undefined ? undefined : positiveInteger('--rcvbuf', options.rcvbuf),
+    source: options.source === undefined ? undefined : parseSource(options.source),
+  };
+}
+
+/**
+ * Streams live samples until --count samples, --duration seconds, or SIGINT/SIGTERM; then
+ * prints the loss accounting to stderr, so an operator sees what was not shown.
+ */
+export async function listen(
+  options: ListenOptions,
+  describe: (message: PsampleMessage) => Record<string, unknown> | undefined,
+  write: (line: string) => void,
+  writeError: (line: string) => void,
+): Promise<void> {
+  const limit = options.count === undefined ? Infinity : positiveInteger('--count', options.count);
+  const controller = new AbortController();
+  const socket = openPsample({ ...listenSocketOptions(options), signal: controller.signal });
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const timer =
+    options.duration === undefined ? undefined : setTimeout(stop, positiveInteger('--duration', options.duration) * 1000);
+  socket.on('drop', (drop) => writeError(`ovn-psample: ${drop.count} ${drop.kind} drop(s), ${drop.total} in all`));
+  let shown = 0;
+  try {
+    for await (const message of socket) {
+      if (message.command !== 'sample') continue;
+      write(formatSample(message, options.format, describe(message)));
+      if (++shown >= limit) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    process.off('SIGINT', stop);
+    process.off('SIGTERM', stop);
+    const stats = socket.stats();
+    socket.close();
+    writeError(
+      `ovn-psample: ${shown} shown; received=${stats.received} kernelDrops=${stats.kernelDrops} ` +
+        `queueDrops=${stats.queueDrops} malformed=${stats.malformed} rejectedSender=${stats.rejectedSender}`,
+    );
+  }
+}

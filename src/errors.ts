@@ -1,0 +1,88 @@
+/** Base class of every error ovn-psample throws: `code` is stable, the message says what to do. */
+export class OvnPsampleError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** An OVSDB schema (RFC 7047 section 3.2) is malformed or lacks a table or column the caller needs. */
+export class OvsdbSchemaError extends OvnPsampleError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OVSDB_SCHEMA', message, options);
+  }
+}
+
+/** A remote string is not in ovn-nbctl syntax (unix:PATH, tcp:HOST:PORT, ssl:HOST:PORT, comma-separated). */
+export class OvsdbRemoteError extends OvnPsampleError {
+  constructor(message: string) {
+    super('OVSDB_REMOTE', message);
+  }
+}
+
+/** No member of the remote list could be reached (or none qualified: connected, leader when required). */
+export class OvsdbConnectionError extends OvnPsampleError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OVSDB_CONNECTION', message, options);
+  }
+}
+
+/** The server broke the JSON-RPC / OVSDB protocol, or answered a request with a JSON-RPC error. */
+export class OvsdbProtocolError extends OvnPsampleError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OVSDB_PROTOCOL', message, options);
+  }
+}
+
+/** A transaction was rejected: `results` holds the per-operation results the server returned. */
+export class OvsdbTransactionError extends OvnPsampleError {
+  readonly results: readonly unknown[];
+
+  constructor(message: string, results: readonly unknown[]) {
+    super('OVSDB_TRANSACTION', message);
+    this.results = results;
+  }
+}
+
+/** The connection went away while a request was in flight; a transact may or may not have committed. */
+export class OvsdbDisconnectedError extends OvnPsampleError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OVSDB_DISCONNECTED', message, options);
+  }
+}
+
+/** The client was closed or its AbortSignal fired before the operation finished. */
+export class OvsdbClosedError extends OvnPsampleError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OVSDB_CLOSED', message, options);
+  }
+}
+
+/** A cookie given on the command line is not the 8-byte OVN observation cookie. */
+export class OvnCookieError extends OvnPsampleError {
+  constructor(message: string) {
+    super('OVN_COOKIE', message);
+  }
+}
+
+/** The OVN databases lack the tables sampling needs (Sample, Sampling_App: OVN 24.09 or newer). */
+export class OvnSchemaUnsupportedError extends OvnPsampleError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OVN_SCHEMA_UNSUPPORTED', message, options);
+  }
+}
+
+/** The server answered a JSON-RPC request with an error; `reply` is its "error" member as sent. */
+export class OvsdbRpcError extends OvnPsampleError {
+  readonly method: string;
+  readonly reply: unknown;
+
+  constructor(method: string, reply: unknown) {
+    super('OVSDB_RPC', `The OVSDB server refused "${method}": ${JSON.stringify(reply)}. Check the database name, schema version and permissions.`);
+    this.method = method;
+    this.reply = reply;
+  }
+}

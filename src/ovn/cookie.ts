@@ -1,0 +1,42 @@
+import { OvnCookieError } from '../errors';
+
+/** The 8-byte user cookie OVS attaches to a psample sample: two big-endian u32. */
+export interface ObservationIds {
+  readonly obsDomainId: number;
+  readonly obsPointId: number;
+}
+
+export const OVN_COOKIE_BYTES = 8;
+
+/** ovn-northd puts the sampling application id in the top 8 bits and the datapath key below. */
+export interface ObservationDomain {
+  readonly appId: number;
+  readonly datapathKey: number;
+}
+
+export function splitObservationDomain(obsDomainId: number): ObservationDomain {
+  return { appId: obsDomainId >>> 24, datapathKey: obsDomainId & 0xffffff };
+}
+
+/** The observation ids in a psample user cookie, or undefined when it is not 8 bytes long. */
+export function observationIdsFromCookie(cookie: Uint8Array): ObservationIds | undefined {
+  if (cookie.byteLength !== OVN_COOKIE_BYTES) {
+    return undefined;
+  }
+  const view = new DataView(cookie.buffer, cookie.byteOffset, cookie.byteLength);
+  return { obsDomainId: view.getUint32(0, false), obsPointId: view.getUint32(4, false) };
+}
+
+/** Parses a cookie typed by a user: 16 hex digits, optionally with 0x and ':', '-', '.' or spaces between bytes. */
+export function parseCookieHex(text: string): ObservationIds {
+  const digits = text.trim().replace(/^0x/i, '').replace(/[\s:.-]/g, '');
+  if (!/^[0-9a-f]{16}$/i.test(digits)) {
+    throw new OvnCookieError(
+      `"${text}" is not an OVN sample cookie: give 8 bytes as 16 hex digits, obs_domain_id then obs_point_id, e.g. 2b000001000003ea.`,
+    );
+  }
+  return {
+    obsDomainId: Number.parseInt(digits.slice(0, 8), 16),
+    obsPointId: Number.parseInt(digits.slice(8), 16),
+  };
+}

@@ -1,0 +1,47 @@
+import type { OvnSampleEvent, OvnStaleReason, OvnUnknownReason } from './event';
+
+export interface OvnDecoderStats {
+  decoded: number;
+  /** Samples whose ACL, Sample or logical flow is gone (or not there yet), per reason. */
+  stale: Record<OvnStaleReason, number>;
+  /** Samples that could not be read as OVN samples, per reason. */
+  unknown: Record<OvnUnknownReason, number>;
+  /** Samples whose datapath key no Datapath_Binding has (or decoded without the southbound database). */
+  unresolvedDatapaths: number;
+}
+
+/** Counts every decoded sample by outcome, so that nothing a decoder rejects goes unnoticed. */
+export class DecodeCounters {
+  private decoded = 0;
+  private unresolvedDatapaths = 0;
+  private readonly stale: Record<OvnStaleReason, number> = { 'sample-not-found': 0, 'acl-not-found': 0, 'flow-not-found': 0 };
+  private readonly unknown: Record<OvnUnknownReason, number> = {
+    'not-ovn-cookie': 0,
+    'unknown-app': 0,
+    'no-southbound': 0,
+    'not-synced': 0,
+  };
+
+  count(event: OvnSampleEvent): OvnSampleEvent {
+    if (event.status === 'decoded') {
+      this.decoded++;
+    } else if (event.status === 'stale') {
+      this.stale[event.reason as OvnStaleReason]++;
+    } else {
+      this.unknown[event.reason as OvnUnknownReason]++;
+    }
+    if (event.datapath.switch === undefined && event.datapath.router === undefined && event.status !== 'unknown') {
+      this.unresolvedDatapaths++;
+    }
+    return event;
+  }
+
+  snapshot(): OvnDecoderStats {
+    return {
+      decoded: this.decoded,
+      stale: { ...this.stale },
+      unknown: { ...this.unknown },
+      unresolvedDatapaths: this.unresolvedDatapaths,
+    };
+  }
+}

@@ -1,0 +1,331 @@
+import { EventEmitter } from 'node:events';
+import { OvnSchemaUnsupportedError } from '../errors';
+import { TableCache, type CacheSelection } from '../ovsdb/cache';
+import { OvsdbClient, type OvsdbClientOptions, type OvsdbStatus } from '../ovsdb/client';
+import type { Row } from '../ovsdb/row';
+import type { DatabaseSchema } from '../ovsdb/schema';
+import type { PsampleMessage } from '../psample/types';
+import { AclCatalog } from './acl-catalog';
+import { observationIdsFromCookie, splitObservationDomain } from './cookie';
+import { DatapathDirectory } from './datapath-directory';
+import { DecodeCounters, type OvnDecoderStats } from './decode-stats';
+import type { OvnAclVerdict, OvnDatapathInfo, OvnSampleApp, OvnSampleEvent, OvnStageHint } from './event';
+import { LogicalFlowDirectory } from './flow-directory';
+import { SamplingApps } from './sampling-apps';
+import { northboundSelection, southboundSelection } from './selection';
+import { StageHintIndex } from './stage-hints';
+
+export const NORTHBOUND_DATABASE = 'OVN_Northbound';
+export const SOUTHBOUND_DATABASE = 'OVN_Southbound';
+
+/** A connected client (left open on close()), or remotes in ovn-nbctl syntax to connect to. */
+export type OvnDatabase = OvsdbClient | string | readonly string[];
+
+export interface OvnSampleDecoderOptions {
+  readonly nb: OvnDatabase;
+  /** Needed to name datapaths (switch, network) and to decode drop samples. */
+  readonly sb?: OvnDatabase;
+  /** Aborts connecting and closes what the decoder opened. */
+  readonly signal?: AbortSignal;
+  /** For the connections the decoder opens: ssl credentials, timeouts, backoff. */
+  readonly client?: Omit<OvsdbClientOptions, 'signal' | 'database'>;
+}
+
+/** For embedding and tests: caches the caller already feeds, built with northboundSelection()/southboundSelection(). */
+export interface OvnSampleDecoderCaches {
+  readonly nbCache: TableCache;
+  readonly sbCache?: TableCache;
+}
+
+export interface OvnSampleDecoderEvents {
+  /** A database connection's state, as OvsdbClient reports it. */
+  status: [database: string, status: OvsdbStatus];
+  /** Connection problems; the client keeps reconnecting. Emitted only while someone listens. */
+  error: [error: Error];
+}
+
+interface Resolvers {
+  readonly catalog: AclCatalog;
+  readonly apps: SamplingApps;
+  readonly datapaths: DatapathDirectory;
+  readonly flows: LogicalFlowDirectory | undefined;
+  readonly hints: StageHintIndex;
+}
+
+interface Base {
+  readonly obsDomainId: number;
+  readonly obsPointId: number;
+  readonly appId: number;
+  readonly datapath: OvnDatapathInfo;
+}
+
+/**
+ * Tells which OVN ACL (and which Kubernetes policy behind it) or which logical flow produced an
+ * OVS psample sample, from its 8-byte cookie. The databases are mirrored in memory and followed
+ * live, so decode() is synchronous, never throws, and costs a few map lookups.
+ */
+export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
+  private readonly options: OvnSampleDecoderOptions | undefined;
+  private readonly counters = new DecodeCounters();
+  private readonly ownedClients: OvsdbClient[] = [];
+  private resolvers: Resolvers | undefined;
+  private synced = false;
+  private starting: Promise<void> | undefined;
+
+  constructor(options: OvnSampleDecoderOptions | OvnSampleDecoderCaches) {
+    super();
+    if ('nbCache' in options) {
+      this.options = undefined;
+      assertSelection(options.nbCache, northboundSelection(options.nbCache.schema));
+      if (options.sbCache !== undefined) {
+        assertSelection(options.sbCache, southboundSelection(options.sbCache.schema));
+      }
+      this.resolvers = buildResolvers(options.nbCache, options.sbCache);
+      this.synced = true;
+    } else {
+      this.options = options;
+    }
+  }
+
+  /** Connects (when given remotes), mirrors the databases and resolves after their initial sync. */
+  start(): Promise<void> {
+    this.starting ??= this.options === undefined ? Promise.resolve() : this.connectAndSync(this.options);
+    return this.starting;
+  }
+
+  decode(obsDomainId: number, obsPointId: number): OvnSampleEvent {
+    const domain = obsDomainId >>> 0;
+    const point = obsPointId >>> 0;
+    const { appId, datapathKey } = splitObservationDomain(domain);
+    const resolvers = this.resolvers;
+    if (resolvers === undefined || !this.synced) {
+      return this.counters.count({
+        status: 'unknown',
+        reason: 'not-synced',
+        obsDomainId: domain,
+        obsPointId: point,
+        appId,
+        message: 'The OVN databases are not synced yet: await decoder.start() before decoding.',
+        datapath: { key: datapathKey },
+      });
+    }
+    const base: Base = { obsDomainId: domain, obsPointId: point, appId, datapath: resolvers.datapaths.resolve(datapathKey) };
+    if (appId === 0) {
+      return this.counters.count(this.decodeAcl(resolvers, base, 'acl-label'));
+    }
+    const app = resolvers.apps.typeOf(appId);
+    switch (app) {
+      case 'acl-new':
+      case 'acl-est':
+        return this.counters.count(this.decodeAcl(resolvers, base, app));
+      case 'drop':
+        return this.counters.count(this.decodeDrop(resolvers, base));
+      default:
+        return this.counters.count({
+          ...base,
+          status: 'unknown',
+          reason: 'unknown-app',
+          message: `No Sampling_App has id ${appId}: not an OVN sample, or sampling apps were reconfigured.`,
+        });
+    }
+  }
+
+  /** Decodes an 8-byte psample user cookie (obs_domain_id, obs_point_id; big-endian). */
+  decodeCookie(cookie: Uint8Array): OvnSampleEvent {
+    const ids = observationIdsFromCookie(cookie);
+    if (ids === undefined) {
+      return this.counters.count({
+        status: 'unknown',
+        reason: 'not-ovn-cookie',
+        obsDomainId: 0,
+        obsPointId: 0,
+        appId: 0,
+        message: `The sample's cookie has ${cookie.byteLength} bytes, not the 8 of an OVS sample.`,
+        datapath: { key: 0 },
+      });
+    }
+    return this.decode(ids.obsDomainId, ids.obsPointId);
+  }
+
+  decodeSample(message: PsampleMessage): OvnSampleEvent {
+    return this.decodeCookie(message.userCookie ?? new Uint8Array(0));
+  }
+
+  stats(): OvnDecoderStats {
+    return this.counters.snapshot();
+  }
+
+  /** Closes the connections the decoder opened itself; clients passed in stay open. */
+  async close(): Promise<void> {
+    this.synced = false;
+    const clients = this.ownedClients.splice(0);
+    await Promise.all(clients.map((client) => client.close()));
+  }
+
+  private async connectAndSync(options: OvnSampleDecoderOptions): Promise<void> {
+    const nb = await this.open(options.nb, NORTHBOUND_DATABASE, options);
+    const sb = options.sb === undefined ? undefined : await this.open(options.sb, SOUTHBOUND_DATABASE, options);
+    const nbCache = new TableCache(nb.schema, northboundSelection(nb.schema));
+    const sbCache = sb === undefined ? undefined : new TableCache(sb.schema, southboundSelection(sb.schema));
+    // Attached before the initial sync so the indexes grow with the cache instead of rescanning it.
+    this.resolvers = buildResolvers(nbCache, sbCache);
+    await Promise.all([
+      nb.client.monitor(NORTHBOUND_DATABASE, nbCache),
+      sb === undefined || sbCache === undefined ? undefined : sb.client.monitor(SOUTHBOUND_DATABASE, sbCache),
+    ]);
+    this.synced = true;
+  }
+
+  private async open(
+    database: OvnDatabase,
+    name: string,
+    options: OvnSampleDecoderOptions,
+  ): Promise<{ client: OvsdbClient; schema: DatabaseSchema }> {
+    let client: OvsdbClient;
+    if (database instanceof OvsdbClient) {
+      client = database;
+    } else {
+      client = await OvsdbClient.connect(typeof database === 'string' ? database : [...database], {
+        ...options.client,
+        database: name,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      });
+      this.ownedClients.push(client);
+    }
+    client.on('status', (status) => this.emit('status', name, status));
+    client.on('error', (error) => {
+      if (this.listenerCount('error') > 0) {
+        this.emit('error', error);
+      }
+    });
+    return { client, schema: await client.getSchema(name) };
+  }
+
+  private decodeAcl(resolvers: Resolvers, base: Base, app: Exclude<OvnSampleApp, 'drop'>): OvnSampleEvent {
+    const point = base.obsPointId;
+    const { sampleFound, acls } =
+      app === 'acl-label'
+        ? { sampleFound: true, acls: resolvers.catalog.aclsForLabel(point) }
+        : resolvers.catalog.aclsForSample(app === 'acl-new' ? 'sample_new' : 'sample_est', point);
+    const verdict = firstVerdict(resolvers.catalog, acls);
+    if (verdict !== undefined) {
+      return {
+        ...base,
+        status: 'decoded',
+        app,
+        ...verdictFields(verdict),
+        ...(acls.length > 1 ? { otherAcls: acls.slice(1).map((acl) => acl._uuid) } : {}),
+      };
+    }
+    const previous = app === 'acl-label' ? resolvers.catalog.formerLabelVerdict(point) : resolvers.catalog.formerSampleVerdict(point);
+    const missing = app === 'acl-label' ? `no ACL has label ${point}` : sampleFound ? `no ACL uses the Sample with metadata ${point} for ${app === 'acl-new' ? 'sample_new' : 'sample_est'}` : `no Sample has metadata ${point}`;
+    return {
+      ...base,
+      status: 'stale',
+      reason: sampleFound ? 'acl-not-found' : 'sample-not-found',
+      app,
+      message:
+        previous === undefined
+          ? `Stale sample: ${missing} (its ACL was updated or deleted, or is not in the database yet).`
+          : `${previous.message} (stale: ${missing}; the ACL was updated or deleted since the connection started)`,
+      ...(previous === undefined ? {} : { previous }),
+    };
+  }
+
+  private decodeDrop(resolvers: Resolvers, base: Base): OvnSampleEvent {
+    if (resolvers.flows === undefined) {
+      return {
+        ...base,
+        status: 'unknown',
+        reason: 'no-southbound',
+        app: 'drop',
+        action: 'drop',
+        message: 'Dropped by an OVN logical flow; naming it needs the southbound database (--sb).',
+      };
+    }
+    const binding = resolvers.datapaths.binding(base.datapath.key);
+    const flow = resolvers.flows.find(base.obsPointId, binding?._uuid);
+    if (flow === undefined) {
+      return {
+        ...base,
+        status: 'stale',
+        reason: 'flow-not-found',
+        app: 'drop',
+        action: 'drop',
+        message: `Dropped by an OVN logical flow that no longer exists (no Logical_Flow UUID starts with ${hex32(base.obsPointId)}).`,
+      };
+    }
+    const hintedAcl = flow.hint?.table === 'ACL' && flow.hint.uuid !== undefined ? resolvers.catalog.verdict(flow.hint.uuid) : undefined;
+    const aclExplains = hintedAcl !== undefined && hintedAcl.owner !== undefined && (hintedAcl.action === 'drop' || hintedAcl.action === 'reject');
+    return {
+      ...base,
+      status: 'decoded',
+      app: 'drop',
+      ...(hintedAcl === undefined ? {} : verdictFields(hintedAcl)),
+      action: 'drop',
+      message: aclExplains ? hintedAcl.message : flowMessage(flow.stage, flow.source, flow.hint),
+      flow,
+    };
+  }
+}
+
+function buildResolvers(nbCache: TableCache, sbCache: TableCache | undefined): Resolvers {
+  const hints = new StageHintIndex(nbCache);
+  return {
+    catalog: new AclCatalog(nbCache),
+    apps: new SamplingApps(nbCache),
+    datapaths: new DatapathDirectory(nbCache, sbCache),
+    flows: sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, hints),
+    hints,
+  };
+}
+
+/** Fails early, with the missing piece named, when a caller-built cache cannot serve the decoder. */
+function assertSelection(cache: TableCache, selection: CacheSelection): void {
+  const monitored = cache.monitoredColumns();
+  for (const [table, { columns, indexes = [] }] of Object.entries(selection)) {
+    const present = monitored.get(table);
+    const missing = columns.filter((column) => present?.includes(column) !== true);
+    if (present === undefined || missing.length > 0) {
+      const what = present === undefined ? `table ${table}` : `${table} columns ${missing.join(', ')}`;
+      throw new OvnSchemaUnsupportedError(
+        `The ${cache.schema.name} cache lacks ${what}: build it with ${cache.schema.name === NORTHBOUND_DATABASE ? 'northboundSelection' : 'southboundSelection'}(schema).`,
+      );
+    }
+    for (const column of indexes) {
+      cache.table(table).lookup(column, '');
+    }
+  }
+}
+
+function firstVerdict(catalog: AclCatalog, acls: readonly Row[]): OvnAclVerdict | undefined {
+  for (const acl of acls) {
+    const verdict = catalog.verdict(acl._uuid);
+    if (verdict !== undefined) {
+      return verdict;
+    }
+  }
+  return undefined;
+}
+
+function verdictFields(verdict: OvnAclVerdict): Pick<OvnSampleEvent, 'message' | 'action' | 'owner' | 'acl'> {
+  return {
+    message: verdict.message,
+    action: verdict.action,
+    ...(verdict.owner === undefined ? {} : { owner: verdict.owner }),
+    acl: verdict.acl,
+  };
+}
+
+function flowMessage(stage: string | undefined, source: string | undefined, hint: OvnStageHint | undefined): string {
+  const where = [stage === undefined ? 'an OVN logical flow' : `OVN logical flow in stage ${stage}`, source === undefined ? '' : ` (${source})`].join('');
+  if (hint === undefined) {
+    return `Dropped by ${where}`;
+  }
+  const about = hint.table === undefined ? `northbound row ${hint.hint}` : `${hint.table} ${hint.name ?? hint.uuid ?? hint.hint}`;
+  return `Dropped by ${where}, created for ${about}`;
+}
+
+function hex32(value: number): string {
+  return value.toString(16).padStart(8, '0');
+}

@@ -1,0 +1,109 @@
+import type { TableCache } from '../ovsdb/cache';
+import type { Row } from '../ovsdb/row';
+import type { OvnLogicalFlowInfo } from './event';
+import { externalId } from './external-ids';
+import { mapColumn, numberColumn, stringColumn } from './row-values';
+import type { StageHintIndex } from './stage-hints';
+
+/** The observation point id ovn-controller gives a drop sample of a logical flow: its UUID's first 32 bits. */
+export function flowPointId(flowUuid: string): number {
+  return Number.parseInt(flowUuid.slice(0, 8), 16) >>> 0;
+}
+
+/**
+ * SB logical flows keyed by the point id their drop samples carry. Several flows can share the
+ * 32-bit prefix, so the datapath the sample came from breaks ties.
+ */
+export class LogicalFlowDirectory {
+  private readonly sb: TableCache;
+  private readonly hints: StageHintIndex;
+  private readonly byPointId = new Map<number, Set<string>>();
+  private readonly described = new Map<string, { readonly hintVersion: number; readonly info: OvnLogicalFlowInfo }>();
+
+  constructor(sb: TableCache, hints: StageHintIndex) {
+    this.sb = sb;
+    this.hints = hints;
+    sb.on('change', (table, uuid, oldRow, newRow) => {
+      if (table !== 'Logical_Flow') {
+        return;
+      }
+      this.described.delete(uuid);
+      if (oldRow === undefined && newRow !== undefined) {
+        this.add(uuid);
+      } else if (oldRow !== undefined && newRow === undefined) {
+        this.remove(uuid);
+      }
+    });
+    for (const row of sb.table('Logical_Flow').values()) {
+      this.add(row._uuid);
+    }
+  }
+
+  /** The flow behind a drop sample, preferring one of the sampled datapath. */
+  find(pointId: number, datapathUuid: string | undefined): OvnLogicalFlowInfo | undefined {
+    const candidates = this.byPointId.get(pointId);
+    if (candidates === undefined) {
+      return undefined;
+    }
+    const flows = this.sb.table('Logical_Flow');
+    let chosen: Row | undefined;
+    for (const uuid of candidates) {
+      const row = flows.get(uuid);
+      if (row === undefined) {
+        continue;
+      }
+      chosen ??= row;
+      if (datapathUuid !== undefined && stringColumn(row, 'logical_datapath') === datapathUuid) {
+        chosen = row;
+        break;
+      }
+    }
+    if (chosen === undefined) {
+      return undefined;
+    }
+    const known = this.described.get(chosen._uuid);
+    if (known !== undefined && known.hintVersion === this.hints.version) {
+      return known.info;
+    }
+    const info = Object.freeze(this.describe(chosen));
+    this.described.set(chosen._uuid, { hintVersion: this.hints.version, info });
+    return info;
+  }
+
+  private describe(row: Row): OvnLogicalFlowInfo {
+    const ids = mapColumn(row, 'external_ids');
+    const stage = externalId(ids, 'stage-name');
+    const source = externalId(ids, 'source');
+    const hint = externalId(ids, 'stage-hint');
+    return {
+      uuid: row._uuid,
+      ...(stage === undefined ? {} : { stage }),
+      ...(source === undefined ? {} : { source }),
+      pipeline: stringColumn(row, 'pipeline') ?? '',
+      table: numberColumn(row, 'table_id') ?? 0,
+      priority: numberColumn(row, 'priority') ?? 0,
+      match: stringColumn(row, 'match') ?? '',
+      actions: stringColumn(row, 'actions') ?? '',
+      ...(hint === undefined ? {} : { hint: this.hints.resolve(hint) }),
+    };
+  }
+
+  private add(uuid: string): void {
+    const pointId = flowPointId(uuid);
+    let candidates = this.byPointId.get(pointId);
+    if (candidates === undefined) {
+      candidates = new Set();
+      this.byPointId.set(pointId, candidates);
+    }
+    candidates.add(uuid);
+  }
+
+  private remove(uuid: string): void {
+    const pointId = flowPointId(uuid);
+    const candidates = this.byPointId.get(pointId);
+    candidates?.delete(uuid);
+    if (candidates?.size === 0) {
+      this.byPointId.delete(pointId);
+    }
+  }
+}

@@ -1,0 +1,240 @@
+import { EventEmitter } from 'node:events';
+import { OvsdbProtocolError, OvsdbSchemaError } from '../errors';
+import { applyDatumDiff, decodeDatum, defaultValue, valuesEqual } from './datum';
+import type { Row, Value } from './row';
+import { requireColumn, requireTable, type ColumnSchema, type DatabaseSchema } from './schema';
+import { TableStore, type TableView } from './table-store';
+
+/** Which tables and columns to cache, and which columns get a secondary index. */
+export type CacheSelection = Readonly<Record<string, { readonly columns: readonly string[]; readonly indexes?: readonly string[] }>>;
+
+export interface ApplyOptions {
+  /**
+   * The message is a complete snapshot (a monitor reply after a resync): rows of the selected
+   * tables that it does not mention are deleted, and rows it repeats unchanged emit no 'change'.
+   */
+  readonly snapshot?: boolean;
+}
+
+/** Row updates the cache could not apply; each is also reported with a 'malformed' event. */
+export interface CacheStats {
+  /** Row updates whose shape or values did not match the schema. */
+  malformedRows: number;
+  /** modify/delete of an unknown row, or an insert of a known one: the feed and the cache disagree. */
+  inconsistentRows: number;
+  /** Row updates for tables outside the selection. */
+  unselectedTableRows: number;
+}
+
+export interface TableCacheEvents {
+  change: [table: string, uuid: string, oldRow: Row | undefined, newRow: Row | undefined];
+  batch: [];
+  malformed: [table: string, uuid: string, error: Error];
+}
+
+/**
+ * A typed in-memory copy of selected OVSDB tables, fed only by monitor updates. It does no I/O,
+ * so anything that yields RFC 7047 update/update2 messages can drive it.
+ */
+export class TableCache extends EventEmitter<TableCacheEvents> {
+  readonly schema: DatabaseSchema;
+  readonly stats: CacheStats = { malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 };
+  private readonly stores = new Map<string, TableStore>();
+
+  constructor(schema: DatabaseSchema, selection: CacheSelection) {
+    super();
+    this.schema = schema;
+    for (const [tableName, { columns, indexes = [] }] of Object.entries(selection)) {
+      const table = requireTable(schema, tableName);
+      const selected = [...new Set(columns)].map((column) => requireColumn(table, column));
+      this.stores.set(tableName, new TableStore(table, selected, indexes));
+    }
+    if (this.stores.size === 0) {
+      throw new OvsdbSchemaError('A TableCache needs at least one table in its selection.');
+    }
+  }
+
+  /** The selected tables with their selected columns: what a monitor request must ask for. */
+  monitoredColumns(): ReadonlyMap<string, readonly string[]> {
+    return new Map([...this.stores].map(([name, store]) => [name, store.columns.map((column) => column.name)]));
+  }
+
+  table<R extends Row = Row>(name: string): TableView<R> {
+    const store = this.stores.get(name);
+    if (store === undefined) {
+      throw new OvsdbSchemaError(`Table "${name}" is not in this cache's selection: add it when creating the TableCache.`);
+    }
+    return store as unknown as TableView<R>;
+  }
+
+  /** Applies an RFC 7047 <table-updates> ({table: {uuid: {old?, new?}}}) from monitor/update. */
+  applyUpdate(tableUpdates: unknown, options: ApplyOptions = {}): void {
+    this.applyMessage(tableUpdates, options, (store, uuid, rowUpdate) => {
+      const update = expectObject(rowUpdate);
+      const existing = store.get(uuid);
+      if (update.new === undefined || update.new === null) {
+        this.remove(store, uuid, existing);
+        return;
+      }
+      const values = expectObject(update.new);
+      if (existing === undefined && update.old !== undefined) {
+        this.inconsistent(store, uuid, 'a modification of a row the cache does not hold');
+      }
+      this.put(store, uuid, existing, buildRow(store, uuid, existing, values, 'replace'));
+    });
+  }
+
+  /** Applies update2/update3 <table-updates2> ({table: {uuid: {initial|insert|modify|delete}}}). */
+  applyUpdate2(tableUpdates2: unknown, options: ApplyOptions = {}): void {
+    this.applyMessage(tableUpdates2, options, (store, uuid, rowUpdate) => {
+      const update = expectObject(rowUpdate);
+      const existing = store.get(uuid);
+      if ('delete' in update) {
+        this.remove(store, uuid, existing);
+      } else if (update.modify !== undefined) {
+        if (existing === undefined) {
+          this.inconsistent(store, uuid, 'a modification of a row the cache does not hold');
+          return;
+        }
+        const diff = expectObject(update.modify);
+        this.put(store, uuid, existing, buildRow(store, uuid, existing, diff, 'diff'));
+      } else {
+        const values = expectObject(update.initial ?? update.insert);
+        if (existing !== undefined && update.insert !== undefined) {
+          this.inconsistent(store, uuid, 'an insert of a row the cache already holds');
+        }
+        // initial/insert omit default-valued columns, so they start from defaults, never from `existing`.
+        this.put(store, uuid, existing, buildRow(store, uuid, undefined, values, 'replace'));
+      }
+    });
+  }
+
+  /** Empties every table, emitting 'change' for each removed row and then 'batch'. */
+  clear(): void {
+    for (const store of this.stores.values()) {
+      for (const uuid of store.uuids()) {
+        this.remove(store, uuid, store.get(uuid));
+      }
+    }
+    this.emit('batch');
+  }
+
+  private applyMessage(
+    tableUpdates: unknown,
+    options: ApplyOptions,
+    applyRow: (store: TableStore, uuid: string, rowUpdate: unknown) => void,
+  ): void {
+    const seen = options.snapshot === true ? new Map<TableStore, Set<string>>() : undefined;
+    const tables =
+      typeof tableUpdates === 'object' && tableUpdates !== null && !Array.isArray(tableUpdates)
+        ? (tableUpdates as Record<string, unknown>)
+        : undefined;
+    if (tables === undefined) {
+      this.malformed('', '', new OvsdbProtocolError('An update message is not a JSON object of tables.'));
+    }
+    for (const [tableName, rows] of Object.entries(tables ?? {})) {
+      const store = this.stores.get(tableName);
+      if (typeof rows !== 'object' || rows === null || Array.isArray(rows)) {
+        this.malformed(tableName, '', new OvsdbProtocolError(`The update of table "${tableName}" is not an object of rows.`));
+        continue;
+      }
+      if (store === undefined) {
+        this.stats.unselectedTableRows += Object.keys(rows).length;
+        continue;
+      }
+      const seenRows = new Set<string>();
+      seen?.set(store, seenRows);
+      for (const [uuid, rowUpdate] of Object.entries(rows as Record<string, unknown>)) {
+        seenRows.add(uuid);
+        try {
+          applyRow(store, uuid, rowUpdate);
+        } catch (error) {
+          if (!(error instanceof OvsdbProtocolError)) {
+            throw error;
+          }
+          this.malformed(tableName, uuid, error);
+        }
+      }
+    }
+    if (seen !== undefined) {
+      for (const store of this.stores.values()) {
+        const seenRows = seen.get(store);
+        for (const uuid of store.uuids()) {
+          if (seenRows === undefined || !seenRows.has(uuid)) {
+            this.remove(store, uuid, store.get(uuid));
+          }
+        }
+      }
+    }
+    this.emit('batch');
+  }
+
+  private put(store: TableStore, uuid: string, existing: Row | undefined, row: Row): void {
+    if (existing !== undefined && rowsEqual(store.columns, existing, row)) {
+      return;
+    }
+    store.put(row);
+    this.emit('change', store.name, uuid, existing, row);
+  }
+
+  private remove(store: TableStore, uuid: string, existing: Row | undefined): void {
+    if (existing === undefined) {
+      this.inconsistent(store, uuid, 'a deletion of a row the cache does not hold');
+      return;
+    }
+    store.remove(uuid);
+    this.emit('change', store.name, uuid, existing, undefined);
+  }
+
+  private inconsistent(store: TableStore, uuid: string, what: string): void {
+    this.stats.inconsistentRows++;
+    this.emit(
+      'malformed',
+      store.name,
+      uuid,
+      new OvsdbProtocolError(`The server sent ${what} (${store.name} ${uuid}); the cache may be stale: reconnect to resync.`),
+    );
+  }
+
+  private malformed(table: string, uuid: string, error: Error): void {
+    this.stats.malformedRows++;
+    this.emit('malformed', table, uuid, error);
+  }
+}
+
+/**
+ * Builds the next immutable row: columns named in `values` are decoded ('replace') or applied as
+ * update2 diffs ('diff') onto `base`; the others keep `base`'s value or, without a base, the default.
+ */
+function buildRow(
+  store: TableStore,
+  uuid: string,
+  base: Row | undefined,
+  values: Record<string, unknown>,
+  mode: 'replace' | 'diff',
+): Row {
+  const row: Record<string, Value> = { _uuid: uuid };
+  for (const column of store.columns) {
+    const json = values[column.name];
+    const current = base === undefined ? defaultValue(column) : base[column.name];
+    if (json === undefined) {
+      row[column.name] = current;
+    } else if (mode === 'diff') {
+      row[column.name] = applyDatumDiff(current, json, column);
+    } else {
+      row[column.name] = decodeDatum(json, column);
+    }
+  }
+  return Object.freeze(row) as Row;
+}
+
+function rowsEqual(columns: readonly ColumnSchema[], a: Row, b: Row): boolean {
+  return columns.every((column) => valuesEqual(a[column.name], b[column.name]));
+}
+
+function expectObject(json: unknown): Record<string, unknown> {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new OvsdbProtocolError('A row update is not a JSON object; the server does not speak RFC 7047.');
+  }
+  return json as Record<string, unknown>;
+}

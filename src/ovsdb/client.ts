@@ -1,0 +1,443 @@
+import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  OvsdbClosedError,
+  OvsdbConnectionError,
+  OvsdbDisconnectedError,
+  OvsdbProtocolError,
+  OvsdbRpcError,
+  OvsdbSchemaError,
+  OvsdbTransactionError,
+} from '../errors';
+import { Backoff, type BackoffOptions } from './backoff';
+import { TableCache } from './cache';
+import { JsonRpcSession } from './json-rpc';
+import { MONITOR_METHODS, MonitorSubscription, type MonitorMethod, type MonitorSyncResult } from './monitor';
+import { formatRemote, parseRemotes, type Remote } from './remote';
+import { parseSchema, type DatabaseSchema } from './schema';
+import { SERVER_DATABASE_COLUMNS, unsuitableReason, type ServerDatabaseRow } from './server-database';
+import { openStream, type SslOptions } from './transport';
+
+export interface OvsdbClientOptions {
+  /** Credentials for ssl: remotes; the server certificate must be signed by `ca`. */
+  readonly ssl?: SslOptions;
+  /** Closes the client when aborted. */
+  readonly signal?: AbortSignal;
+  /** Use only the leader of a clustered database (needed for fast writes, not for reading). */
+  readonly leaderOnly?: boolean;
+  /** The database whose _Server row decides if a member is usable. Default: every clustered one. */
+  readonly database?: string;
+  /** Silence after which an echo is sent, and as long again after which the connection is dropped. 0 disables. Default 5000. */
+  readonly inactivityProbeMs?: number;
+  readonly backoff?: BackoffOptions;
+  /** How long connect() keeps trying every remote before it rejects. Default 30 000 ms. */
+  readonly connectTimeoutMs?: number;
+  /** Time allowed for one TCP/TLS/unix connection attempt. Default 5000 ms. */
+  readonly attemptTimeoutMs?: number;
+  /** Monitor methods to try, newest first. Default monitor_cond_since, monitor_cond, monitor. */
+  readonly monitorMethods?: readonly MonitorMethod[];
+}
+
+export type OvsdbStatus =
+  | { readonly state: 'connecting'; readonly remote: string }
+  | { readonly state: 'connected'; readonly remote: string }
+  | ({ readonly state: 'synced'; readonly remote: string; readonly database: string } & MonitorSyncResult)
+  | {
+      readonly state: 'disconnected';
+      readonly remote: string;
+      /** Why; undefined when the client was closed. */
+      readonly error: Error | undefined;
+      /** Delay before the next attempt (0: the next member is tried at once); undefined when closed. */
+      readonly retryInMs: number | undefined;
+    };
+
+export interface OvsdbClientEvents {
+  status: [status: OvsdbStatus];
+  /** Trouble that does not end the connection (emitted only when someone listens; always counted). */
+  error: [error: Error];
+}
+
+export interface OvsdbClientStats {
+  /** Sessions that reached 'connected'. */
+  sessions: number;
+  /** Protocol anomalies and failing cache listeners, also emitted as 'error'. */
+  anomalies: number;
+}
+
+interface Watch {
+  readonly subscription: MonitorSubscription;
+  synced: boolean;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+interface SessionWaiter {
+  resolve(session: JsonRpcSession): void;
+  reject(error: Error): void;
+}
+
+/**
+ * An RFC 7047 client over a list of remotes (a cluster's members): it keeps one session open,
+ * moving to the next member and backing off with jitter when a session fails, and keeps every
+ * monitored TableCache converged across reconnections, resuming from the last transaction id
+ * when the server still has it.
+ */
+export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
+  readonly remotes: readonly Remote[];
+  readonly stats: OvsdbClientStats = { sessions: 0, anomalies: 0 };
+  private readonly options: OvsdbClientOptions;
+  private readonly stopper = new AbortController();
+  private readonly watches: Watch[] = [];
+  private readonly waiters = new Set<SessionWaiter>();
+  private readonly lastErrors = new Map<string, Error>();
+  private readonly schemas = new Map<string, Promise<DatabaseSchema>>();
+  /** The session that passed qualification; requests go there. */
+  private session: JsonRpcSession | undefined;
+  /** Any session in progress, qualified or not, so close() can end it. */
+  private opening: JsonRpcSession | undefined;
+  private serverWatch: MonitorSubscription | undefined;
+  private currentRemote = '';
+  private closed = false;
+  private nextMonitorId = 1;
+  private loopDone: Promise<void> = Promise.resolve();
+
+  private constructor(remotes: readonly Remote[], options: OvsdbClientOptions) {
+    super();
+    this.remotes = remotes;
+    this.options = options;
+  }
+
+  /** Connects to the first usable remote; rejects if none is usable within connectTimeoutMs. */
+  static async connect(remote: string | readonly string[], options: OvsdbClientOptions = {}): Promise<OvsdbClient> {
+    const client = new OvsdbClient(parseRemotes(remote), options);
+    const { signal } = options;
+    if (signal?.aborted === true) {
+      throw new OvsdbClosedError('The OVSDB connection was aborted before it started.', { cause: signal.reason });
+    }
+    signal?.addEventListener('abort', () => void client.close(), { once: true });
+    client.loopDone = client.run();
+    try {
+      await client.waitForSession(options.connectTimeoutMs ?? 30_000);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return client;
+  }
+
+  /** The remote of the current session ('' while disconnected). */
+  get remote(): string {
+    return this.session === undefined ? '' : this.currentRemote;
+  }
+
+  get connected(): boolean {
+    return this.session !== undefined && !this.session.closed;
+  }
+
+  async listDatabases(): Promise<string[]> {
+    const result = await (await this.waitForSession()).request('list_dbs', []);
+    if (!Array.isArray(result) || !result.every((name) => typeof name === 'string')) {
+      throw new OvsdbProtocolError('The list_dbs reply is not an array of names; the server does not follow RFC 7047.');
+    }
+    return result as string[];
+  }
+
+  async getSchema(database: string): Promise<DatabaseSchema> {
+    return this.schemaOn(await this.waitForSession(), database);
+  }
+
+  /**
+   * Runs an RFC 7047 transaction. Resolves with the per-operation results; rejects with
+   * OvsdbTransactionError when an operation or the commit failed (nothing was committed then).
+   */
+  async transact(database: string, operations: readonly unknown[]): Promise<unknown[]> {
+    const session = await this.waitForSession();
+    const results = await session.request('transact', [database, ...operations]);
+    if (!Array.isArray(results)) {
+      throw new OvsdbProtocolError('The transact reply is not an array of results; the server does not follow RFC 7047.');
+    }
+    const failed = results.findIndex(
+      (result) => typeof result === 'object' && result !== null && (result as { error?: unknown }).error != null,
+    );
+    if (failed >= 0) {
+      const { error, details } = results[failed] as { error: unknown; details?: unknown };
+      const where = failed < operations.length ? `operation ${failed}` : 'the commit';
+      throw new OvsdbTransactionError(
+        `The transaction on ${database} failed at ${where}: ${String(error)}${details === undefined ? '' : ` (${String(details)})`}. Nothing was committed; fix the operation and retry.`,
+        results,
+      );
+    }
+    return results;
+  }
+
+  /**
+   * Keeps `cache` in step with `database` for as long as the client lives, across reconnections.
+   * Resolves after the initial content is in the cache.
+   */
+  monitor(database: string, cache: TableCache): Promise<void> {
+    if (cache.schema.name !== database) {
+      return Promise.reject(
+        new OvsdbSchemaError(`The cache was built for database "${cache.schema.name}", not "${database}": build it from that database's schema.`),
+      );
+    }
+    if (this.closed) {
+      return Promise.reject(new OvsdbClosedError('Cannot monitor: the OVSDB client is closed.'));
+    }
+    const methods = this.options.monitorMethods ?? MONITOR_METHODS;
+    const subscription = new MonitorSubscription(database, cache, `${database}#${this.nextMonitorId++}`, methods);
+    return new Promise<void>((resolve, reject) => {
+      const watch: Watch = { subscription, synced: false, resolve, reject };
+      this.watches.push(watch);
+      if (this.session !== undefined && !this.session.closed) {
+        void this.startWatch(watch, this.session);
+      }
+    });
+  }
+
+  /** Closes the connection for good; pending requests and unsynced monitors reject with OvsdbClosedError. */
+  async close(): Promise<void> {
+    if (this.closed) {
+      return this.loopDone;
+    }
+    this.closed = true;
+    this.stopper.abort();
+    const error = new OvsdbClosedError('The OVSDB client was closed.');
+    this.opening?.close(error);
+    for (const waiter of this.waiters) {
+      waiter.reject(error);
+    }
+    this.waiters.clear();
+    for (const watch of this.watches.splice(0)) {
+      if (!watch.synced) {
+        watch.reject(error);
+      }
+    }
+    await this.loopDone;
+  }
+
+  private async run(): Promise<void> {
+    const backoff = new Backoff(this.options.backoff);
+    let failuresInRound = 0;
+    for (let index = 0; !this.closed; index = (index + 1) % this.remotes.length) {
+      const remote = this.remotes[index]!;
+      const { connected, error } = await this.runSession(remote);
+      let retryInMs: number | undefined;
+      if (!this.closed) {
+        if (connected) {
+          failuresInRound = 0;
+          backoff.reset();
+        } else {
+          failuresInRound++;
+        }
+        retryInMs = failuresInRound >= this.remotes.length ? backoff.next() : 0;
+      }
+      this.emitStatus({ state: 'disconnected', remote: formatRemote(remote), error: this.closed ? undefined : error, retryInMs });
+      if (retryInMs !== undefined && retryInMs > 0) {
+        failuresInRound = 0;
+        await sleep(retryInMs, undefined, { signal: this.stopper.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  /** One session with one remote, from connecting to its end. */
+  private async runSession(remote: Remote): Promise<{ connected: boolean; error: Error | undefined }> {
+    const name = formatRemote(remote);
+    this.emitStatus({ state: 'connecting', remote: name });
+    let session: JsonRpcSession | undefined;
+    let connected = false;
+    try {
+      const socket = await openStream(remote, this.options.ssl, this.options.attemptTimeoutMs ?? 5000, this.stopper.signal);
+      let ended!: (error: Error | undefined) => void;
+      const closed = new Promise<Error | undefined>((resolve) => (ended = resolve));
+      const current: JsonRpcSession = new JsonRpcSession(
+        socket,
+        {
+          onNotification: (method, params) => this.onNotification(current, method, params),
+          onAnomaly: (error) => this.report(error),
+          onClose: (error) => ended(error),
+        },
+        this.options.inactivityProbeMs ?? 5000,
+      );
+      session = current;
+      this.opening = current;
+      if (this.closed) {
+        current.close(new OvsdbClosedError('The OVSDB client was closed.'));
+      }
+      this.schemas.clear();
+      await this.qualify(current, name);
+      connected = true;
+      this.session = current;
+      this.currentRemote = name;
+      this.stats.sessions++;
+      this.lastErrors.delete(name);
+      this.emitStatus({ state: 'connected', remote: name });
+      for (const waiter of this.waiters) {
+        waiter.resolve(current);
+      }
+      this.waiters.clear();
+      for (const watch of [...this.watches]) {
+        void this.startWatch(watch, current);
+      }
+      const error = await closed;
+      this.lastErrors.set(name, error ?? new OvsdbClosedError('closed'));
+      return { connected, error };
+    } catch (error) {
+      const reason = error instanceof Error ? error : new Error(String(error));
+      session?.close(reason);
+      this.lastErrors.set(name, reason);
+      return { connected, error: reason };
+    } finally {
+      if (this.session === session) {
+        this.session = undefined;
+      }
+      if (this.opening === session) {
+        this.opening = undefined;
+      }
+    }
+  }
+
+  /**
+   * Refuses a member whose _Server.Database rows say it is cut off from its cluster (or, with
+   * leaderOnly, is not the leader), and keeps watching so a later loss drops the session.
+   */
+  private async qualify(session: JsonRpcSession, name: string): Promise<void> {
+    let schema: DatabaseSchema;
+    try {
+      schema = await this.schemaOn(session, '_Server');
+    } catch (error) {
+      if (error instanceof OvsdbRpcError) {
+        // Servers before OVS 2.9 have no _Server database: nothing to judge.
+        return;
+      }
+      throw error;
+    }
+    const cache = new TableCache(schema, { Database: { columns: [...SERVER_DATABASE_COLUMNS] } });
+    const watch = new MonitorSubscription('_Server', cache, '_Server', ['monitor_cond', 'monitor']);
+    await watch.start(session, schema);
+    const rows = cache.table<ServerDatabaseRow>('Database');
+    const leaderOnly = this.options.leaderOnly === true;
+    const reason = unsuitableReason(rows, this.options.database, leaderOnly);
+    if (reason !== undefined) {
+      throw new OvsdbConnectionError(`Skipped ${name}: ${reason}.`);
+    }
+    this.serverWatch = watch;
+    cache.on('batch', () => {
+      const lost = unsuitableReason(rows, this.options.database, leaderOnly);
+      if (lost !== undefined) {
+        session.close(new OvsdbConnectionError(`Left ${name}: ${lost}.`));
+      }
+    });
+  }
+
+  private async startWatch(watch: Watch, session: JsonRpcSession): Promise<void> {
+    const { subscription } = watch;
+    if (subscription.session === session) {
+      return;
+    }
+    try {
+      const schema = await this.schemaOn(session, subscription.database);
+      const result = await subscription.start(session, schema);
+      this.emitStatus({ state: 'synced', remote: this.currentRemote, database: subscription.database, ...result });
+      if (!watch.synced) {
+        watch.synced = true;
+        watch.resolve();
+      }
+    } catch (error) {
+      if (session.closed || error instanceof OvsdbDisconnectedError || error instanceof OvsdbClosedError) {
+        return;
+      }
+      // The server refuses this monitor for good (unknown database, say): stop retrying it.
+      const index = this.watches.indexOf(watch);
+      if (index >= 0) {
+        this.watches.splice(index, 1);
+      }
+      const reason = error instanceof Error ? error : new Error(String(error));
+      if (watch.synced) {
+        this.report(reason);
+      } else {
+        watch.reject(reason);
+      }
+    }
+  }
+
+  private onNotification(session: JsonRpcSession, method: string, params: unknown): void {
+    try {
+      if (this.serverWatch?.handle(session, method, params) === true) {
+        return;
+      }
+      for (const { subscription } of this.watches) {
+        if (subscription.handle(session, method, params)) {
+          return;
+        }
+      }
+    } catch (error) {
+      this.report(
+        new OvsdbProtocolError(`Applying a "${method}" notification failed: ${(error as Error).message}`, { cause: error }),
+      );
+      return;
+    }
+    if (method !== 'update' && method !== 'update2' && method !== 'update3') {
+      this.report(new OvsdbProtocolError(`The server sent a "${method}" notification this client does not use; ignored.`));
+    }
+  }
+
+  private schemaOn(session: JsonRpcSession, database: string): Promise<DatabaseSchema> {
+    let schema = this.schemas.get(database);
+    if (schema === undefined) {
+      schema = session.request('get_schema', [database]).then(parseSchema);
+      this.schemas.set(database, schema);
+      schema.catch(() => this.schemas.delete(database));
+    }
+    return schema;
+  }
+
+  private waitForSession(timeoutMs?: number): Promise<JsonRpcSession> {
+    if (this.closed) {
+      return Promise.reject(new OvsdbClosedError('The OVSDB client is closed.'));
+    }
+    if (this.session !== undefined && !this.session.closed) {
+      return Promise.resolve(this.session);
+    }
+    return new Promise<JsonRpcSession>((resolve, reject) => {
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.waiters.delete(waiter);
+              reject(this.unreachable(timeoutMs));
+            }, timeoutMs);
+      const waiter: SessionWaiter = {
+        resolve: (session) => {
+          clearTimeout(timer);
+          resolve(session);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  private unreachable(timeoutMs: number): OvsdbConnectionError {
+    const causes = this.remotes.map((remote) => {
+      const name = formatRemote(remote);
+      return `${name}: ${this.lastErrors.get(name)?.message ?? 'not tried yet'}`;
+    });
+    return new OvsdbConnectionError(
+      `No OVSDB remote was usable within ${timeoutMs} ms (${causes.join('; ')}). Check that ovsdb-server listens there, the TLS credentials, and for a cluster that a leader is elected.`,
+    );
+  }
+
+  private report(error: Error): void {
+    this.stats.anomalies++;
+    if (this.listenerCount('error') > 0) {
+      this.emit('error', error);
+    }
+  }
+
+  private emitStatus(status: OvsdbStatus): void {
+    this.emit('status', status);
+  }
+}

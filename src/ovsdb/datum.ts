@@ -1,0 +1,213 @@
+import { OvsdbProtocolError } from '../errors';
+import type { Atom, BaseType, ColumnSchema } from './schema';
+import type { Value } from './row';
+
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+const EMPTY_SET: readonly Atom[] = Object.freeze([]);
+// Rows are immutable by contract, so every empty map column can share one instance.
+const EMPTY_MAP: ReadonlyMap<Atom, Atom> = new Map();
+
+/** The value ovsdb-server omits from update2 "initial"/"insert" rows because it is the default. */
+export function defaultValue(column: ColumnSchema): Value {
+  switch (column.kind) {
+    case 'atom':
+      return defaultAtom(column.type.key);
+    case 'optional':
+      return undefined;
+    case 'set':
+      return EMPTY_SET;
+    case 'map':
+      return EMPTY_MAP;
+  }
+}
+
+/** Decodes an RFC 7047 <value> (atom, ["set", ...], ["map", ...]) into the column's cached form. */
+export function decodeDatum(json: unknown, column: ColumnSchema): Value {
+  switch (column.kind) {
+    case 'atom': {
+      const elements = setElements(json, column);
+      if (elements.length !== 1) {
+        throw malformed(column, 'exactly one atom');
+      }
+      return elements[0];
+    }
+    case 'optional': {
+      const elements = setElements(json, column);
+      if (elements.length > 1) {
+        throw malformed(column, 'at most one atom');
+      }
+      return elements[0];
+    }
+    case 'set': {
+      const elements = setElements(json, column);
+      return elements.length === 0 ? EMPTY_SET : Object.freeze(elements);
+    }
+    case 'map': {
+      const pairs = mapPairs(json, column);
+      return pairs.size === 0 ? EMPTY_MAP : pairs;
+    }
+  }
+}
+
+/**
+ * Applies an update2 "modify" diff (RFC 7047 extension as ovsdb-server implements it): atoms are
+ * replaced; set elements present in the diff are toggled; a map key absent before is added, a key
+ * with the same value is removed, a key with another value is replaced.
+ */
+export function applyDatumDiff(current: Value, diff: unknown, column: ColumnSchema): Value {
+  switch (column.kind) {
+    case 'atom':
+      return decodeDatum(diff, column);
+    case 'optional': {
+      const toggled = toggle(current === undefined ? [] : [current as Atom], setElements(diff, column));
+      if (toggled.length > 1) {
+        throw malformed(column, 'a diff that leaves at most one atom');
+      }
+      return toggled[0];
+    }
+    case 'set': {
+      const toggled = toggle(current as readonly Atom[], setElements(diff, column));
+      return toggled.length === 0 ? EMPTY_SET : Object.freeze(toggled);
+    }
+    case 'map': {
+      const next = new Map(current as ReadonlyMap<Atom, Atom>);
+      for (const [key, value] of mapPairs(diff, column)) {
+        if (!next.has(key)) {
+          next.set(key, value);
+        } else if (next.get(key) === value) {
+          next.delete(key);
+        } else {
+          next.set(key, value);
+        }
+      }
+      return next.size === 0 ? EMPTY_MAP : next;
+    }
+  }
+}
+
+/** Structural equality of two cached values of the same column. */
+export function valuesEqual(a: Value, b: Value): boolean {
+  if (a === b) {
+    return true;
+  }
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) {
+      return false;
+    }
+    const elements = new Set<Atom>(a);
+    return b.every((element) => elements.has(element));
+  }
+  if (a instanceof Map && b instanceof Map) {
+    if (a.size !== b.size) {
+      return false;
+    }
+    for (const [key, value] of a) {
+      if (b.get(key) !== value || !b.has(key)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+/** The atoms a column value holds: what a secondary index files the row under. */
+export function indexKeys(value: Value): readonly Atom[] {
+  if (value === undefined) {
+    return EMPTY_SET;
+  }
+  if (Array.isArray(value)) {
+    return value as readonly Atom[];
+  }
+  if (value instanceof Map) {
+    return [...value.keys()];
+  }
+  return [value as Atom];
+}
+
+function toggle(current: readonly Atom[], diff: readonly Atom[]): Atom[] {
+  const elements = new Set<Atom>(current);
+  for (const element of diff) {
+    if (!elements.delete(element)) {
+      elements.add(element);
+    }
+  }
+  return [...elements];
+}
+
+function setElements(json: unknown, column: ColumnSchema): Atom[] {
+  if (Array.isArray(json) && json[0] === 'set') {
+    const elements = json[1];
+    if (!Array.isArray(elements)) {
+      throw malformed(column, '["set", [atoms]]');
+    }
+    const atoms = new Array<Atom>(elements.length);
+    for (let i = 0; i < elements.length; i++) {
+      atoms[i] = decodeAtom(elements[i], column.type.key, column);
+    }
+    return atoms;
+  }
+  return [decodeAtom(json, column.type.key, column)];
+}
+
+function mapPairs(json: unknown, column: ColumnSchema): Map<Atom, Atom> {
+  const valueType = column.type.value;
+  if (!Array.isArray(json) || json[0] !== 'map' || !Array.isArray(json[1]) || valueType === undefined) {
+    throw malformed(column, '["map", [[key, value], ...]]');
+  }
+  const pairs = new Map<Atom, Atom>();
+  for (const pair of json[1] as unknown[]) {
+    if (!Array.isArray(pair) || pair.length !== 2) {
+      throw malformed(column, '["map", [[key, value], ...]]');
+    }
+    pairs.set(decodeAtom(pair[0], column.type.key, column), decodeAtom(pair[1], valueType, column));
+  }
+  return pairs;
+}
+
+function decodeAtom(json: unknown, base: BaseType, column: ColumnSchema): Atom {
+  switch (base.type) {
+    case 'string':
+      if (typeof json === 'string') {
+        return json;
+      }
+      break;
+    case 'integer':
+    case 'real':
+      if (typeof json === 'number') {
+        return json;
+      }
+      break;
+    case 'boolean':
+      if (typeof json === 'boolean') {
+        return json;
+      }
+      break;
+    case 'uuid':
+      if (Array.isArray(json) && (json[0] === 'uuid' || json[0] === 'named-uuid') && typeof json[1] === 'string') {
+        return json[1];
+      }
+      break;
+  }
+  throw malformed(column, `${base.type} atoms`);
+}
+
+function defaultAtom(base: BaseType): Atom {
+  switch (base.type) {
+    case 'integer':
+    case 'real':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'string':
+      return '';
+    case 'uuid':
+      return ZERO_UUID;
+  }
+}
+
+function malformed(column: ColumnSchema, expected: string): OvsdbProtocolError {
+  return new OvsdbProtocolError(
+    `Column "${column.name}" received a value that is not ${expected}: the server and the schema disagree; reconnect with the server's own schema.`,
+  );
+}

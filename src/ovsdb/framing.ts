@@ -1,0 +1,132 @@
+import { constants } from 'node:buffer';
+import { OvsdbProtocolError } from '../errors';
+
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Splits the byte stream of a JSON-RPC connection into whole JSON texts. ovsdb-server writes
+ * objects back to back with no delimiter, so message ends are found by tracking nesting depth
+ * outside strings. Work is linear in the bytes received: each byte is scanned once, a message is
+ * copied at most once, and it is decoded as UTF-8 only when complete, so multi-byte sequences
+ * split across reads are safe.
+ */
+export class JsonStreamFramer {
+  /** Bytes of the message in progress that arrived in earlier chunks. */
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(
+    private readonly onMessage: (message: unknown) => void,
+    private readonly maxMessageBytes: number = constants.MAX_STRING_LENGTH,
+  ) {}
+
+  /** Feeds received bytes; calls `onMessage` for each completed text. Throws OvsdbProtocolError on garbage. */
+  push(chunk: Buffer): void {
+    let start = this.depth === 0 ? -1 : 0;
+    let depth = this.depth;
+    let inString = this.inString;
+    let escaped = this.escaped;
+    const length = chunk.length;
+    // Strings are skipped with native searches; backslashes are rare, so their position is cached.
+    let nextBackslash = chunk.indexOf(BACKSLASH);
+    for (let i = 0; i < length; i++) {
+      if (inString) {
+        if (escaped) {
+          escaped = false;
+          continue;
+        }
+        if (nextBackslash !== -1 && nextBackslash < i) {
+          nextBackslash = chunk.indexOf(BACKSLASH, i);
+        }
+        const quote = chunk.indexOf(QUOTE, i);
+        if (nextBackslash !== -1 && (quote === -1 || nextBackslash < quote)) {
+          // An escape comes first: step over the backslash and the byte it escapes.
+          i = nextBackslash;
+          escaped = true;
+        } else if (quote === -1) {
+          i = length;
+        } else {
+          inString = false;
+          i = quote;
+        }
+        continue;
+      }
+      const byte = chunk[i]!;
+      if (byte === QUOTE && depth > 0) {
+        inString = true;
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
+        if (depth === 0) {
+          start = i;
+        }
+        depth++;
+      } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+        if (depth === 0) {
+          throw this.garbage(`an unbalanced "${String.fromCharCode(byte)}"`);
+        }
+        depth--;
+        if (depth === 0) {
+          this.emit(chunk, start, i + 1);
+          start = -1;
+        }
+      } else if (depth === 0 && byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) {
+        throw this.garbage(`byte 0x${byte.toString(16)} outside any JSON object`);
+      }
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    if (depth > 0) {
+      const rest = chunk.subarray(start < 0 ? 0 : start);
+      this.pending.push(rest);
+      this.pendingBytes += rest.length;
+      if (this.pendingBytes > this.maxMessageBytes) {
+        throw new OvsdbProtocolError(
+          `An OVSDB message exceeds ${this.maxMessageBytes} bytes, more than this process can decode; monitor fewer tables or columns.`,
+        );
+      }
+    }
+  }
+
+  /** Bytes buffered for an incomplete message (nonzero at end of stream means a truncated message). */
+  get bufferedBytes(): number {
+    return this.pendingBytes;
+  }
+
+  private emit(chunk: Buffer, start: number, end: number): void {
+    let bytes: Buffer;
+    if (this.pending.length === 0) {
+      bytes = chunk.subarray(start, end);
+    } else {
+      this.pending.push(chunk.subarray(0, end));
+      bytes = Buffer.concat(this.pending, this.pendingBytes + end);
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+    if (bytes.length > this.maxMessageBytes) {
+      throw new OvsdbProtocolError(
+        `An OVSDB message of ${bytes.length} bytes exceeds the ${this.maxMessageBytes}-byte limit; monitor fewer tables or columns.`,
+      );
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(bytes.toString('utf8'));
+    } catch (error) {
+      throw new OvsdbProtocolError('The server sent a message that is not valid JSON; check that the remote is an OVSDB server.', {
+        cause: error,
+      });
+    }
+    this.onMessage(message);
+  }
+
+  private garbage(what: string): OvsdbProtocolError {
+    return new OvsdbProtocolError(`The server sent ${what}; check that the remote is an OVSDB server (JSON-RPC over RFC 7047).`);
+  }
+}

@@ -1,0 +1,145 @@
+import { OvsdbSchemaError } from '../errors';
+import { indexKeys, valuesEqual } from './datum';
+import type { Row } from './row';
+import type { Atom, ColumnSchema, TableSchema } from './schema';
+
+/** Read access to one cached table. */
+export interface TableView<R extends Row = Row> extends Iterable<R> {
+  readonly name: string;
+  readonly size: number;
+  get(uuid: string): R | undefined;
+  values(): IterableIterator<R>;
+  /**
+   * Rows whose indexed `column` holds `value` (for set columns: contains it; for map columns: has
+   * it as a key). The column must be listed in the selection's `indexes`.
+   */
+  lookup(column: string, value: Atom): readonly R[];
+}
+
+interface IndexBucket<R> {
+  readonly rows: Map<string, R>;
+  /** Built on the first lookup after a change, so lookups do not allocate on every call. */
+  snapshot: readonly R[] | undefined;
+}
+
+const NO_ROWS: readonly never[] = Object.freeze([]);
+
+/** One table's rows keyed by uuid, plus secondary indexes kept in step with every change. */
+export class TableStore<R extends Row = Row> implements TableView<R> {
+  readonly name: string;
+  readonly columns: readonly ColumnSchema[];
+  private readonly rows = new Map<string, R>();
+  private readonly indexes = new Map<string, Map<Atom, IndexBucket<R>>>();
+
+  constructor(schema: TableSchema, columns: readonly ColumnSchema[], indexedColumns: readonly string[]) {
+    this.name = schema.name;
+    this.columns = columns;
+    for (const column of indexedColumns) {
+      if (!columns.some((selected) => selected.name === column)) {
+        throw new OvsdbSchemaError(
+          `Cannot index ${schema.name}.${column}: it is not among the selected columns; add it to "columns".`,
+        );
+      }
+      this.indexes.set(column, new Map());
+    }
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  get(uuid: string): R | undefined {
+    return this.rows.get(uuid);
+  }
+
+  values(): IterableIterator<R> {
+    return this.rows.values();
+  }
+
+  [Symbol.iterator](): IterableIterator<R> {
+    return this.rows.values();
+  }
+
+  lookup(column: string, value: Atom): readonly R[] {
+    const index = this.indexes.get(column);
+    if (index === undefined) {
+      throw new OvsdbSchemaError(
+        `Table "${this.name}" has no index on "${column}": list it in the selection's "indexes" for this table.`,
+      );
+    }
+    const bucket = index.get(value);
+    if (bucket === undefined) {
+      return NO_ROWS;
+    }
+    bucket.snapshot ??= Object.freeze([...bucket.rows.values()]);
+    return bucket.snapshot;
+  }
+
+  /** Stores `row` under its uuid and returns the row it replaced. */
+  put(row: R): R | undefined {
+    const old = this.rows.get(row._uuid);
+    this.rows.set(row._uuid, row);
+    this.reindex(row._uuid, old, row);
+    return old;
+  }
+
+  /** Removes the row and returns it. */
+  remove(uuid: string): R | undefined {
+    const old = this.rows.get(uuid);
+    if (old !== undefined) {
+      this.rows.delete(uuid);
+      this.reindex(uuid, old, undefined);
+    }
+    return old;
+  }
+
+  uuids(): string[] {
+    return [...this.rows.keys()];
+  }
+
+  private reindex(uuid: string, old: R | undefined, next: R | undefined): void {
+    for (const [column, index] of this.indexes) {
+      const oldValue = old?.[column];
+      const nextValue = next?.[column];
+      if (old !== undefined && next !== undefined && valuesEqual(oldValue, nextValue)) {
+        // Same keys, but the bucket must hand out the new row object.
+        for (const key of indexKeys(nextValue)) {
+          this.file(index, key, uuid, next);
+        }
+        continue;
+      }
+      if (old !== undefined) {
+        for (const key of indexKeys(oldValue)) {
+          this.unfile(index, key, uuid);
+        }
+      }
+      if (next !== undefined) {
+        for (const key of indexKeys(nextValue)) {
+          this.file(index, key, uuid, next);
+        }
+      }
+    }
+  }
+
+  private file(index: Map<Atom, IndexBucket<R>>, key: Atom, uuid: string, row: R): void {
+    let bucket = index.get(key);
+    if (bucket === undefined) {
+      bucket = { rows: new Map(), snapshot: undefined };
+      index.set(key, bucket);
+    }
+    bucket.rows.set(uuid, row);
+    bucket.snapshot = undefined;
+  }
+
+  private unfile(index: Map<Atom, IndexBucket<R>>, key: Atom, uuid: string): void {
+    const bucket = index.get(key);
+    if (bucket === undefined) {
+      return;
+    }
+    bucket.rows.delete(uuid);
+    bucket.snapshot = undefined;
+    if (bucket.rows.size === 0) {
+      index.delete(key);
+    }
+  }
+}

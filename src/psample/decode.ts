@@ -1,0 +1,27 @@
+import { addon } from '../native/binding';
+import { readBatch } from './batch';
+import { PsampleDecodeError } from './errors';
+import type { PsampleMessage } from './types';
+
+export interface DecodePsampleOptions {
+  /** Only messages of this netlink family; default: any generic-netlink family id. */
+  familyId?: number;
+}
+
+/**
+ * Decodes psample netlink messages (one datagram: one or more messages back to back) with the
+ * same native parser the live reader uses. Throws PsampleDecodeError when any message is
+ * truncated or garbled, rather than returning a partial answer that looks complete.
+ */
+export function decodePsample(bytes: Uint8Array, options: DecodePsampleOptions = {}): PsampleMessage[] {
+  const [records, payload, count, counters] = addon.decode(bytes, options.familyId ?? 0);
+  if (counters.malformed > 0) {
+    throw new PsampleDecodeError(
+      `${counters.malformed} malformed netlink message(s) in ${bytes.byteLength} bytes: ` +
+        'give whole psample messages as the kernel sends them, starting with the 16-byte nlmsghdr',
+    );
+  }
+  const messages: PsampleMessage[] = [];
+  readBatch(records, payload, count, (message) => messages.push(message));
+  return messages;
+}

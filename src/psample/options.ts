@@ -1,0 +1,51 @@
+import type { NativeReaderOptions } from '../native/binding';
+import { InvalidOptionError } from './errors';
+import type { OpenPsampleOptions } from './types';
+
+const DEFAULT_RECEIVE_BUFFER = 32 * 1024 * 1024;
+const DEFAULT_QUEUE_CAPACITY = 262_144;
+const MAX_FILTER_GROUPS = 200; // native/group_filter.h: classic BPF jumps are 8 bits
+
+function integerIn(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidOptionError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+  }
+  return value;
+}
+
+export function netnsSpec(netns: string | number | undefined): string | undefined {
+  if (netns === undefined) return undefined;
+  if (typeof netns === 'number') return String(integerIn('netns (pid)', netns, 1, 2 ** 22));
+  if (typeof netns !== 'string' || netns === '' || netns.includes('\0')) {
+    throw new InvalidOptionError('netns must be a name under /run/netns, a path, or a pid');
+  }
+  return netns;
+}
+
+/** Checks user options and fills defaults, so the addon only ever sees well-typed values. */
+export function nativeReaderOptions(options: OpenPsampleOptions): NativeReaderOptions {
+  const groups = options.groups?.map((g, i) => integerIn(`groups[${i}]`, g, 0, 2 ** 32 - 1));
+  if (groups && groups.length > MAX_FILTER_GROUPS) {
+    throw new InvalidOptionError(`groups: at most ${MAX_FILTER_GROUPS} groups can be filtered in the kernel`);
+  }
+  const source = options.source;
+  if (source && source.protocol !== 'usersock' && source.protocol !== 'generic') {
+    throw new InvalidOptionError("source.protocol must be 'usersock' or 'generic'");
+  }
+  return {
+    protocol: source?.protocol ?? 'kernel',
+    familyId: source ? integerIn('source.familyId', source.familyId, 16, 0xffff) : undefined,
+    groupId: source ? integerIn('source.groupId', source.groupId, 1, source.protocol === 'usersock' ? 32 : 2 ** 32 - 1) : undefined,
+    netns: netnsSpec(options.netns),
+    groups,
+    config: options.config ?? false,
+    listenAllNsid: options.listenAllNsid ?? false,
+    receiveBufferBytes: integerIn(
+      'receiveBufferBytes',
+      options.receiveBufferBytes ?? DEFAULT_RECEIVE_BUFFER,
+      4096,
+      2 ** 31 - 1,
+    ),
+    queueCapacity: integerIn('queueCapacity', options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, 1, 2 ** 31 - 1),
+  };
+}

@@ -1,0 +1,252 @@
+import { EventEmitter } from 'node:events';
+import os from 'node:os';
+
+import { addon, type NativeReader, type NativeReaderStats } from '../native/binding';
+import { readBatch } from './batch';
+import { fromNativeError, PsampleSocketError } from './errors';
+import { nativeReaderOptions } from './options';
+import type { OpenPsampleOptions, PsampleDropEvent, PsampleMessage, PsampleStats } from './types';
+
+// Samples an async iterator may hold before the socket stops taking from the reader thread;
+// beyond that the native queue fills and then counts drops, rather than memory growing unbounded.
+const ITERATOR_HIGH_WATER = 65_536;
+const ITERATOR_LOW_WATER = 16_384;
+
+const asyncDispose: typeof Symbol.asyncDispose =
+  Symbol.asyncDispose ?? (Symbol.for('nodejs.asyncDispose') as typeof Symbol.asyncDispose);
+
+interface Waiter {
+  resolve(result: IteratorResult<PsampleMessage>): void;
+  reject(error: unknown): void;
+}
+
+class SampleIterator implements AsyncIterableIterator<PsampleMessage> {
+  readonly buffer: PsampleMessage[] = [];
+  head = 0;
+  waiter: Waiter | undefined;
+  done = false;
+  failure: unknown;
+
+  constructor(private readonly owner: PsampleSocket) {}
+
+  get pending(): number {
+    return this.buffer.length - this.head;
+  }
+
+  push(message: PsampleMessage): void {
+    if (this.waiter) {
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      waiter.resolve({ value: message, done: false });
+    } else {
+      this.buffer.push(message);
+    }
+  }
+
+  finish(failure?: unknown): void {
+    this.done = true;
+    this.failure = failure;
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    if (waiter && failure !== undefined) waiter.reject(failure);
+    else waiter?.resolve({ value: undefined, done: true });
+  }
+
+  next(): Promise<IteratorResult<PsampleMessage>> {
+    if (this.head < this.buffer.length) {
+      const value = this.buffer[this.head]!;
+      this.head++;
+      if (this.head === this.buffer.length) {
+        this.buffer.length = 0;
+        this.head = 0;
+      }
+      this.owner.iteratorDrained();
+      return Promise.resolve({ value, done: false });
+    }
+    if (this.done) {
+      return this.failure !== undefined
+        ? Promise.reject(this.failure)
+        : Promise.resolve({ value: undefined, done: true });
+    }
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<PsampleMessage>> {
+    this.owner.detach(this);
+    this.finish();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+export interface PsampleSocketEvents {
+  sample: [PsampleMessage];
+  group: [PsampleMessage];
+  drop: [PsampleDropEvent];
+  error: [Error];
+  close: [];
+}
+
+/**
+ * A live psample subscription. A dedicated native thread keeps draining the kernel socket into a
+ * bounded queue while JavaScript is busy; this object turns the queued batches into
+ * PsampleMessage objects on the JavaScript thread.
+ */
+export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage> {
+  /** The netlink family id the messages carry (psample's, resolved at open). */
+  readonly familyId: number;
+  /** The multicast group joined for samples. */
+  readonly groupId: number;
+  /** The kernel's receive buffer size actually granted (it counts skb overhead, so about 2x the request). */
+  readonly receiveBufferBytes: number;
+  /** False when the group filter could not be attached in the kernel and runs in userspace. */
+  readonly kernelFilter: boolean;
+
+  readonly #native: NativeReader;
+  readonly #iterators = new Set<SampleIterator>();
+  readonly #signal: AbortSignal | undefined;
+  #closed = false;
+  #paused = false;
+  #kernelDrops = 0;
+  #queueDrops = 0;
+
+  constructor(options: OpenPsampleOptions = {}) {
+    super();
+    const native = nativeReaderOptions(options);
+    try {
+      this.#native = new addon.NativeReader(native, this.#onReadable);
+    } catch (error) {
+      throw fromNativeError(error);
+    }
+    const info = this.#native.info();
+    this.familyId = info.familyId;
+    this.groupId = info.groupId;
+    this.receiveBufferBytes = info.receiveBufferBytes;
+    this.kernelFilter = info.kernelFilter;
+    this.#signal = options.signal;
+    if (this.#signal?.aborted) this.close();
+    this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  stats(): PsampleStats {
+    const { failureErrno: _failure, ...stats } = this.#native.stats();
+    return stats;
+  }
+
+  /** Keeps the process alive while open (the default), like a listening server. */
+  ref(): this {
+    if (!this.#closed) this.#native.ref();
+    return this;
+  }
+
+  /** Lets the process exit, and garbage collection close the socket, when nothing else holds it. */
+  unref(): this {
+    if (!this.#closed) this.#native.unref();
+    return this;
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    // Whatever the reader thread already queued is delivered, not silently lost.
+    this.#deliver(this.#native.take());
+    this.#reportDrops(this.#native.stats());
+    this.#native.close();
+    for (const iterator of this.#iterators) iterator.finish();
+    this.#iterators.clear();
+    this.emit('close');
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<PsampleMessage> {
+    const iterator = new SampleIterator(this);
+    if (this.#closed) iterator.finish();
+    else this.#iterators.add(iterator);
+    return iterator;
+  }
+
+  async [asyncDispose](): Promise<void> {
+    this.close();
+  }
+
+  /** @internal */
+  detach(iterator: SampleIterator): void {
+    this.#iterators.delete(iterator);
+    this.iteratorDrained();
+  }
+
+  /** @internal */
+  iteratorDrained(): void {
+    if (!this.#paused) return;
+    for (const iterator of this.#iterators) if (iterator.pending > ITERATOR_LOW_WATER) return;
+    this.#paused = false;
+    setImmediate(this.#onReadable);
+  }
+
+  readonly #onAbort = (): void => this.close();
+
+  // Called by the reader thread (through a thread-safe function) when batches wait.
+  readonly #onReadable = (): void => {
+    if (this.#closed || this.#paused) return;
+    this.#deliver(this.#native.take());
+    const stats = this.#native.stats();
+    this.#reportDrops(stats);
+    if (stats.failureErrno !== 0) this.#fail(stats.failureErrno);
+  };
+
+  #deliver(batches: ReturnType<NativeReader['take']>): void {
+    for (let i = 0; i < batches.length; i += 3) {
+      readBatch(batches[i] as ArrayBuffer, batches[i + 1] as ArrayBuffer, batches[i + 2] as number, this.#dispatch);
+    }
+    for (const iterator of this.#iterators) {
+      if (iterator.pending > ITERATOR_HIGH_WATER) this.#paused = true;
+    }
+  }
+
+  readonly #dispatch = (message: PsampleMessage): void => {
+    if (message.command === 'sample') this.emit('sample', message);
+    else this.emit('group', message);
+    for (const iterator of this.#iterators) iterator.push(message);
+  };
+
+  #reportDrops(stats: NativeReaderStats): void {
+    if (stats.kernelDrops !== this.#kernelDrops) {
+      const count = stats.kernelDrops - this.#kernelDrops;
+      this.#kernelDrops = stats.kernelDrops;
+      this.emit('drop', { kind: 'kernel', count, total: stats.kernelDrops });
+    }
+    if (stats.queueDrops !== this.#queueDrops) {
+      const count = stats.queueDrops - this.#queueDrops;
+      this.#queueDrops = stats.queueDrops;
+      this.emit('drop', { kind: 'queue', count, total: stats.queueDrops });
+    }
+  }
+
+  #fail(errnum: number): void {
+    const name = Object.entries(os.constants.errno).find(([, n]) => n === errnum)?.[0] ?? `errno ${errnum}`;
+    const error = new PsampleSocketError(
+      'SOCKET_ERROR',
+      `the psample socket failed (${name}) and was closed: open a new socket to continue`,
+    );
+    const iterators = [...this.#iterators];
+    this.#iterators.clear();
+    this.close();
+    for (const iterator of iterators) iterator.finish(error);
+    if (this.listenerCount('error') > 0) this.emit('error', error);
+    else if (iterators.length === 0) throw error;
+  }
+}
+
+/** Opens a psample subscription (synchronously: errors are thrown here, typed). */
+export function openPsample(options: OpenPsampleOptions = {}): PsampleSocket {
+  return new PsampleSocket(options);
+}

@@ -1,0 +1,113 @@
+/** Where samples come from when not from the kernel's psample family (injection and tests). */
+export interface PsampleSourceOptions {
+  /** 'usersock' = NETLINK_USERSOCK multicast; 'generic' = NETLINK_GENERIC with a given group id. */
+  protocol: 'generic' | 'usersock';
+  /** nlmsg_type the messages carry (the psample family id on a real kernel). */
+  familyId: number;
+  /** Multicast group id to join (1-32 for usersock). */
+  groupId: number;
+}
+
+export interface OpenPsampleOptions {
+  /** psample SAMPLE_GROUP ids to keep; enforced by a kernel socket filter. Default: all. */
+  groups?: readonly number[];
+  /** Network namespace: a name under /run/netns, a path to a netns file, or a pid. */
+  netns?: string | number;
+  /** Also receive samples from peer namespaces that have an nsid; `nsid` is set on each sample. */
+  listenAllNsid?: boolean;
+  /** Socket receive buffer (SO_RCVBUFFORCE, else SO_RCVBUF). Default 32 MiB. */
+  receiveBufferBytes?: number;
+  /** Also deliver psample NEW_GROUP / DEL_GROUP events (multicast group "config"). */
+  config?: boolean;
+  /** Injection / test source instead of the kernel psample family. */
+  source?: PsampleSourceOptions;
+  /** Samples buffered between the reader thread and JavaScript before counting queue drops. Default 262144. */
+  queueCapacity?: number;
+  /** Closes the socket when aborted. */
+  signal?: AbortSignal;
+}
+
+/** Decoded PSAMPLE_ATTR_TUNNEL (collected tunnel metadata of the sampled packet). */
+export interface PsampleTunnel {
+  id?: bigint;
+  ipv4Src?: string;
+  ipv4Dst?: string;
+  ipv6Src?: string;
+  ipv6Dst?: string;
+  tos?: number;
+  ttl?: number;
+  tpSrc?: number;
+  tpDst?: number;
+  dontFragment: boolean;
+  csum: boolean;
+  oam: boolean;
+  ipv4InfoBridge: boolean;
+  geneveOptions?: Uint8Array;
+  vxlanGbp?: number;
+  erspanOptions?: Uint8Array;
+}
+
+export type PsampleCommand = 'sample' | 'get-group' | 'new-group' | 'del-group';
+
+/** One psample netlink message (a packet sample, or a group event when command != 'sample'). */
+export interface PsampleMessage {
+  command: PsampleCommand;
+  group: number;
+  /** Per-group sequence number; always 0 for OVS samples, so it cannot count loss there. */
+  groupSeq: number;
+  iifindex: number;
+  oifindex?: number;
+  origSize: number;
+  /** 1-in-N sampling rate, or with `probability` a probability scaled to 2^32-1. */
+  rate: number;
+  probability: boolean;
+  timestampNs: bigint;
+  latencyNs?: bigint;
+  outTc?: number;
+  outTcOcc?: bigint;
+  /** Ethertype of the sampled packet (host order). */
+  proto: number;
+  data: Uint8Array;
+  userCookie?: Uint8Array;
+  groupRefcount?: number;
+  tunnel?: PsampleTunnel;
+  /** Peer namespace id, with listenAllNsid, when the sample came from another namespace. */
+  nsid?: number;
+}
+
+export interface PsampleStats {
+  /** Messages delivered to JavaScript (samples and group events). */
+  received: number;
+  /** Datagrams read from the socket. */
+  datagrams: number;
+  /** Messages the kernel dropped because the receive buffer was full (SK_MEMINFO_DROPS). */
+  kernelDrops: number;
+  /** Times the kernel reported ENOBUFS on receive. */
+  enobufs: number;
+  /** Messages read but dropped because the queue towards JavaScript was full. */
+  queueDrops: number;
+  /** Messages rejected as truncated or garbled. */
+  malformed: number;
+  /** Attributes skipped because their type is unknown to this version. */
+  unknownAttributes: number;
+  /** Messages of another netlink family on the socket. */
+  foreign: number;
+  /** Messages from a userspace sender where only the kernel may send. */
+  rejectedSender: number;
+  /** Messages in the swapped attribute order of unfixed 5.8-5.11 kernels. */
+  swappedLayout: number;
+  /** Samples of unwanted groups that reached userspace and were discarded there. */
+  filteredOut: number;
+  /** NLMSG_ERROR / NLMSG_DONE / NLMSG_OVERRUN messages seen (none are expected on a multicast socket). */
+  controlMessages: number;
+  /** Messages waiting in the queue towards JavaScript right now. */
+  queued: number;
+}
+
+export interface PsampleDropEvent {
+  kind: 'kernel' | 'queue';
+  /** Newly counted drops. */
+  count: number;
+  /** Total drops of this kind since open. */
+  total: number;
+}

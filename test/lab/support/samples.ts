@@ -1,0 +1,45 @@
+import type { PsampleMessage, PsampleSocket } from '../../../src/index';
+
+/**
+ * Collects samples from SOCKET until ENOUGH says so. The limit only bounds a
+ * broken run (the kernel delivered nothing); it is not what the test asserts,
+ * and the error lists what did arrive.
+ */
+export function collectSamples(
+  socket: PsampleSocket,
+  enough: (samples: readonly PsampleMessage[]) => boolean,
+  what: string,
+  limitMs = 60_000,
+): Promise<PsampleMessage[]> {
+  return new Promise((resolve, reject) => {
+    const samples: PsampleMessage[] = [];
+    const finish = (error?: Error): void => {
+      clearTimeout(timer);
+      socket.off('sample', onSample);
+      socket.off('error', onError);
+      if (error) reject(error);
+      else resolve(samples);
+    };
+    const onSample = (sample: PsampleMessage): void => {
+      samples.push(sample);
+      if (enough(samples)) finish();
+    };
+    const onError = (error: Error): void => finish(error);
+    const timer = setTimeout(() => {
+      const seen = samples.map((s) => `group ${s.group} seq ${s.groupSeq} proto 0x${s.proto.toString(16)}`);
+      finish(new Error(`no ${what} after ${limitMs} ms; ${samples.length} samples came: ${seen.slice(0, 20).join('; ')}`));
+    }, limitMs);
+    socket.on('sample', onSample);
+    socket.on('error', onError);
+  });
+}
+
+export function hex(bytes: Uint8Array | undefined): string | undefined {
+  return bytes === undefined ? undefined : Buffer.from(bytes).toString('hex');
+}
+
+/** IPv4 source, destination and protocol of an Ethernet frame, read at their fixed offsets. */
+export function ipv4Of(frame: Uint8Array): { src: string; dst: string; protocol: number } {
+  const at = (offset: number): string => Array.from(frame.subarray(offset, offset + 4)).join('.');
+  return { src: at(26), dst: at(30), protocol: frame[23] ?? -1 };
+}

@@ -1,0 +1,227 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OvsdbSchemaError } from '../../src/errors';
+import { TableCache, type CacheSelection } from '../../src/ovsdb/cache';
+import type { Row } from '../../src/ovsdb/row';
+import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
+import { ovnSchemaPaths } from '../support/ovn-schemas';
+
+const ACL_1 = '11111111-1111-1111-1111-111111111111';
+const ACL_2 = '22222222-2222-2222-2222-222222222222';
+const SAMPLE_1 = 'aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa';
+const SAMPLE_2 = 'bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb';
+const PG = 'cccccccc-cccc-cccc-cccc-cccccccccccc';
+
+const selection: CacheSelection = {
+  ACL: { columns: ['action', 'priority', 'direction', 'name', 'sample_new', 'sample_est', 'external_ids', 'label'], indexes: ['sample_new', 'action'] },
+  Sample: { columns: ['metadata', 'collectors'], indexes: ['metadata'] },
+  Port_Group: { columns: ['name', 'acls'], indexes: ['acls'] },
+};
+
+interface Change {
+  table: string;
+  uuid: string;
+  oldRow: Row | undefined;
+  newRow: Row | undefined;
+}
+
+function record(cache: TableCache): { changes: Change[]; batches: number } {
+  const log = { changes: [] as Change[], batches: 0 };
+  cache.on('change', (table, uuid, oldRow, newRow) => log.changes.push({ table, uuid, oldRow, newRow }));
+  cache.on('batch', () => log.batches++);
+  return log;
+}
+
+function initial(): Record<string, unknown> {
+  return {
+    ACL: {
+      [ACL_1]: {
+        initial: {
+          action: 'allow-related',
+          priority: 1001,
+          direction: 'to-lport',
+          name: 'np-allow',
+          sample_new: ['uuid', SAMPLE_1],
+          external_ids: ['map', [['k8s.ovn.org/name', 'ns:allow-web'], ['k8s.ovn.org/owner-type', 'NetworkPolicy']]],
+        },
+      },
+      [ACL_2]: { initial: { action: 'drop', priority: 1000, direction: 'from-lport', sample_est: ['uuid', SAMPLE_2] } },
+    },
+    Sample: {
+      [SAMPLE_1]: { initial: { metadata: 7 } },
+      [SAMPLE_2]: { initial: { metadata: 8 } },
+    },
+    Port_Group: { [PG]: { initial: { name: 'pg_ns', acls: ['set', [['uuid', ACL_1], ['uuid', ACL_2]]] } } },
+  };
+}
+
+describe('TableCache fed with update2 messages for the real OVN NB schema', () => {
+  let nb: DatabaseSchema;
+  beforeAll(async () => {
+    nb = await loadSchemaFile((await ovnSchemaPaths()).nb);
+  });
+
+  it('decodes initial rows, filling the columns ovsdb-server omits as defaults', () => {
+    const cache = new TableCache(nb, selection);
+    const log = record(cache);
+    cache.applyUpdate2(initial());
+    expect(log.batches).toBe(1);
+    expect(log.changes).toHaveLength(5);
+    const acl = cache.table('ACL').get(ACL_1)!;
+    expect(acl).toEqual({
+      _uuid: ACL_1,
+      action: 'allow-related',
+      priority: 1001,
+      direction: 'to-lport',
+      name: 'np-allow',
+      sample_new: SAMPLE_1,
+      sample_est: undefined,
+      external_ids: new Map([
+        ['k8s.ovn.org/name', 'ns:allow-web'],
+        ['k8s.ovn.org/owner-type', 'NetworkPolicy'],
+      ]),
+      label: 0,
+    });
+    expect(Object.isFrozen(acl)).toBe(true);
+    expect(cache.table('ACL').get(ACL_2)!.name).toBeUndefined();
+    expect(cache.table('ACL').get(ACL_2)!.external_ids).toEqual(new Map());
+    expect(cache.table('Sample').get(SAMPLE_1)!.collectors).toEqual([]);
+    expect(cache.table('Port_Group').get(PG)!.acls).toEqual([ACL_1, ACL_2]);
+    expect(cache.table('ACL').size).toBe(2);
+    expect([...cache.table('ACL').values()].map((row) => row._uuid).sort()).toEqual([ACL_1, ACL_2]);
+  });
+
+  it('applies modify diffs: atoms replace, set elements toggle, map keys add/replace/remove', () => {
+    const cache = new TableCache(nb, selection);
+    cache.applyUpdate2(initial());
+    const before = cache.table('ACL').get(ACL_1)!;
+    const log = record(cache);
+    cache.applyUpdate2({
+      ACL: {
+        [ACL_1]: {
+          modify: {
+            priority: 900,
+            // optional column: the diff toggles the old value off and the new one on
+            sample_new: ['set', [['uuid', SAMPLE_1], ['uuid', SAMPLE_2]]],
+            name: ['set', []],
+            external_ids: ['map', [['k8s.ovn.org/name', 'ns:allow-db'], ['k8s.ovn.org/owner-type', 'NetworkPolicy'], ['new', 'v']]],
+          },
+        },
+      },
+      Port_Group: { [PG]: { modify: { acls: ['set', [['uuid', ACL_2]]] } } },
+    });
+    const after = cache.table('ACL').get(ACL_1)!;
+    expect(after).not.toBe(before);
+    expect(before.priority).toBe(1001);
+    expect(after.priority).toBe(900);
+    expect(after.sample_new).toBe(SAMPLE_2);
+    expect(after.name).toBe('np-allow');
+    expect(after.external_ids).toEqual(new Map([['k8s.ovn.org/name', 'ns:allow-db'], ['new', 'v']]));
+    expect(cache.table('Port_Group').get(PG)!.acls).toEqual([ACL_1]);
+    expect(log.changes.map((change) => [change.table, change.uuid, change.oldRow === before || change.table !== 'ACL'])).toEqual([
+      ['ACL', ACL_1, true],
+      ['Port_Group', PG, true],
+    ]);
+    cache.applyUpdate2({ ACL: { [ACL_1]: { modify: { sample_new: ['uuid', SAMPLE_2] } } } });
+    expect(cache.table('ACL').get(ACL_1)!.sample_new).toBeUndefined();
+  });
+
+  it('keeps secondary indexes in step: uuid, set (per element) and integer columns', () => {
+    const cache = new TableCache(nb, selection);
+    cache.applyUpdate2(initial());
+    const acls = cache.table('ACL');
+    expect(acls.lookup('sample_new', SAMPLE_1).map((row) => row._uuid)).toEqual([ACL_1]);
+    expect(acls.lookup('action', 'drop').map((row) => row._uuid)).toEqual([ACL_2]);
+    expect(cache.table('Sample').lookup('metadata', 8).map((row) => row._uuid)).toEqual([SAMPLE_2]);
+    expect(cache.table('Port_Group').lookup('acls', ACL_2).map((row) => row._uuid)).toEqual([PG]);
+
+    cache.applyUpdate2({
+      ACL: { [ACL_1]: { modify: { sample_new: ['uuid', SAMPLE_1], action: 'drop' } }, [ACL_2]: { delete: null } },
+      Port_Group: { [PG]: { modify: { acls: ['uuid', ACL_2] } } },
+    });
+    expect(acls.lookup('sample_new', SAMPLE_1)).toEqual([]);
+    expect(acls.lookup('action', 'drop')).toEqual([acls.get(ACL_1)]);
+    expect(acls.lookup('action', 'allow-related')).toEqual([]);
+    expect(cache.table('Port_Group').lookup('acls', ACL_2)).toEqual([]);
+    expect(cache.table('Port_Group').lookup('acls', ACL_1)).toEqual([cache.table('Port_Group').get(PG)]);
+    expect(() => acls.lookup('priority', 1)).toThrow(OvsdbSchemaError);
+  });
+
+  it('applies RFC 7047 update messages (old/new) from the plain monitor method', () => {
+    const cache = new TableCache(nb, selection);
+    const log = record(cache);
+    cache.applyUpdate({ Sample: { [SAMPLE_1]: { new: { metadata: 7, collectors: ['set', []] } } } });
+    cache.applyUpdate({ Sample: { [SAMPLE_1]: { old: { metadata: 7 }, new: { metadata: 9, collectors: ['set', []] } } } });
+    expect(cache.table('Sample').get(SAMPLE_1)!.metadata).toBe(9);
+    expect(cache.table('Sample').lookup('metadata', 9)).toHaveLength(1);
+    cache.applyUpdate({ Sample: { [SAMPLE_1]: { old: { metadata: 9, collectors: ['set', []] } } } });
+    expect(cache.table('Sample').size).toBe(0);
+    expect(log.batches).toBe(3);
+    expect(log.changes.map((change) => [change.oldRow?.metadata, change.newRow?.metadata])).toEqual([
+      [undefined, 7],
+      [7, 9],
+      [9, undefined],
+    ]);
+  });
+
+  it('converges from a resync snapshot with events only for rows that differ', () => {
+    const cache = new TableCache(nb, selection);
+    cache.applyUpdate2(initial());
+    const unchanged = cache.table('Sample').get(SAMPLE_1);
+    const snapshot = initial() as { ACL: Record<string, unknown>; Sample: Record<string, unknown> };
+    delete snapshot.ACL[ACL_2];
+    snapshot.Sample[SAMPLE_2] = { initial: { metadata: 80 } };
+    const log = record(cache);
+    cache.applyUpdate2(snapshot, { snapshot: true });
+    expect(log.changes.map((change) => [change.table, change.uuid, change.newRow === undefined])).toEqual([
+      ['Sample', SAMPLE_2, false],
+      ['ACL', ACL_2, true],
+    ]);
+    expect(cache.table('Sample').get(SAMPLE_1)).toBe(unchanged);
+    expect(cache.table('Sample').lookup('metadata', 8)).toEqual([]);
+    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 });
+  });
+
+  it('counts and reports bad row updates without dropping the rest of the message', () => {
+    const cache = new TableCache(nb, selection);
+    const reported: string[] = [];
+    cache.on('malformed', (table, uuid, error) => reported.push(`${table} ${uuid} ${(error as { code?: string }).code}`));
+    cache.applyUpdate2({
+      ACL: {
+        [ACL_1]: { initial: { action: 7, priority: 1 } },
+        [ACL_2]: { initial: { action: 'drop', priority: 1, direction: 'to-lport' } },
+      },
+      Sample: { [SAMPLE_1]: { modify: { metadata: 3 } }, [SAMPLE_2]: 'garbage' },
+      Logical_Switch: { [PG]: { initial: { name: 'ls' } } },
+    });
+    cache.applyUpdate2([1, 2]);
+    expect(cache.table('ACL').get(ACL_2)!.action).toBe('drop');
+    expect(cache.table('ACL').get(ACL_1)).toBeUndefined();
+    expect(cache.stats).toEqual({ malformedRows: 3, inconsistentRows: 1, unselectedTableRows: 1 });
+    expect(reported).toEqual([
+      `ACL ${ACL_1} OVSDB_PROTOCOL`,
+      `Sample ${SAMPLE_1} OVSDB_PROTOCOL`,
+      `Sample ${SAMPLE_2} OVSDB_PROTOCOL`,
+      '  OVSDB_PROTOCOL',
+    ]);
+  });
+
+  it('clear() removes every row with a change event each, then one batch', () => {
+    const cache = new TableCache(nb, selection);
+    cache.applyUpdate2(initial());
+    const log = record(cache);
+    cache.clear();
+    expect(log.changes).toHaveLength(5);
+    expect(log.changes.every((change) => change.newRow === undefined)).toBe(true);
+    expect(log.batches).toBe(1);
+    expect(cache.table('Port_Group').lookup('acls', ACL_1)).toEqual([]);
+  });
+
+  it('rejects selections the schema cannot satisfy', () => {
+    expect(() => new TableCache(nb, { Nope: { columns: [] } })).toThrow(/no table "Nope"/);
+    expect(() => new TableCache(nb, { ACL: { columns: ['nope'] } })).toThrow(/no column "nope"/);
+    expect(() => new TableCache(nb, { ACL: { columns: ['action'], indexes: ['priority'] } })).toThrow(/not among the selected columns/);
+    expect(() => new TableCache(nb, {})).toThrow(OvsdbSchemaError);
+    expect(() => new TableCache(nb, selection).table('Meter')).toThrow(/not in this cache's selection/);
+    expect([...new TableCache(nb, selection).monitoredColumns().get('Sample')!]).toEqual(['metadata', 'collectors']);
+  });
+});

@@ -1,0 +1,207 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { OvsdbClosedError, OvsdbTransactionError } from '../../src/errors';
+import { TableCache } from '../../src/ovsdb/cache';
+import { OvsdbClient, type OvsdbStatus } from '../../src/ovsdb/client';
+import type { MonitorMethod } from '../../src/ovsdb/monitor';
+import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
+import { ovnSchemaPaths } from '../support/ovn-schemas';
+import { freePort, OvsdbServer } from '../support/ovsdb-server';
+import { cacheContent, cacheReaches, NB_SELECTION, portGroupWithAclsOps } from './nb-helpers';
+
+const run = promisify(execFile);
+const NB = 'OVN_Northbound';
+
+describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schema', () => {
+  let server: OvsdbServer;
+  let schema: DatabaseSchema;
+  const clients: OvsdbClient[] = [];
+
+  async function connect(remote: string, options: Parameters<typeof OvsdbClient.connect>[1] = {}): Promise<OvsdbClient> {
+    const client = await OvsdbClient.connect(remote, options);
+    clients.push(client);
+    return client;
+  }
+
+  function statuses(client: OvsdbClient): OvsdbStatus[] {
+    const seen: OvsdbStatus[] = [];
+    client.on('status', (status) => seen.push(status));
+    return seen;
+  }
+
+  beforeAll(async () => {
+    const { nb } = await ovnSchemaPaths();
+    schema = await loadSchemaFile(nb);
+    server = await OvsdbServer.start({ schema: nb, ipv6: true });
+    const writer = await OvsdbClient.connect(server.unixRemote);
+    await writer.transact(NB, portGroupWithAclsOps('pg_base', 20, 1));
+    await writer.close();
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+    if (!server.running) {
+      await server.start();
+    }
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it.each([
+    ['unix', () => server.unixRemote],
+    ['tcp', () => server.tcpRemote],
+    ['tcp over an IPv6 literal', () => server.ipv6Remote],
+  ])('connects over %s, reads the schema and syncs the cache', async (_kind, remote) => {
+    const client = await connect(remote());
+    expect(await client.listDatabases()).toEqual(expect.arrayContaining([NB, '_Server']));
+    const served = await client.getSchema(NB);
+    expect(served.version).toBe(schema.version);
+    expect([...served.tables.keys()].sort()).toEqual([...schema.tables.keys()].sort());
+    const cache = new TableCache(schema, NB_SELECTION);
+    await client.monitor(NB, cache);
+    expect(cache.table('ACL').size).toBeGreaterThanOrEqual(20);
+    const sample = cache.table('Sample').lookup('metadata', 5)[0]!;
+    const [acl] = cache.table('ACL').lookup('sample_new', sample._uuid);
+    expect(acl).toMatchObject({ direction: 'to-lport', match: 'outport == @pg_base && ip4.src == 10.0.0.4', sample_est: undefined });
+    expect(acl!.external_ids).toEqual(new Map([['k8s.ovn.org/name', 'ns4:policy4'], ['k8s.ovn.org/owner-type', 'NetworkPolicy']]));
+    expect(cache.table('Port_Group').lookup('acls', acl!._uuid)[0]!.name).toBe('pg_base');
+  });
+
+  it.each<[string, MonitorMethod[], MonitorMethod]>([
+    ['monitor_cond_since', ['monitor_cond_since'], 'monitor_cond_since'],
+    ['monitor_cond', ['monitor_cond'], 'monitor_cond'],
+    ['monitor', ['monitor'], 'monitor'],
+    // The server answers "unknown method" for a method it lacks: the client falls back.
+    ['an unknown method, then monitor_cond', ['monitor_cond_since_v9' as MonitorMethod, 'monitor_cond'], 'monitor_cond'],
+  ])('tracks inserts, set/map/optional modifications and deletes with %s', async (_name, monitorMethods, used) => {
+    const client = await connect(server.tcpRemote, { monitorMethods });
+    const seen = statuses(client);
+    const cache = new TableCache(schema, NB_SELECTION);
+    await client.monitor(NB, cache);
+    expect(seen).toContainEqual(expect.objectContaining({ state: 'synced', method: used, missing: [] }));
+
+    const pgName = `pg_${used}_${monitorMethods.length}`;
+    await client.transact(NB, portGroupWithAclsOps(pgName, 3, 1000 + monitorMethods.length * 100 + used.length * 10));
+    await cacheReaches(cache, () => [...cache.table('Port_Group').values()].some((row) => row.name === pgName));
+    const pg = [...cache.table('Port_Group').values()].find((row) => row.name === pgName)!;
+    const [first, second, third] = pg.acls as string[];
+    await client.transact(NB, [
+      { op: 'mutate', table: 'Port_Group', where: [['_uuid', '==', ['uuid', pg._uuid]]], mutations: [['acls', 'delete', ['uuid', third!]]] },
+      {
+        op: 'update',
+        table: 'ACL',
+        where: [['_uuid', '==', ['uuid', first!]]],
+        row: { priority: 7, name: 'renamed', external_ids: ['map', [['k8s.ovn.org/name', 'ns:changed'], ['extra', 'x']]] },
+      },
+      { op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', second!]]], row: { sample_new: ['set', []], label: 42 } },
+    ]);
+    await cacheReaches(cache, () => cache.table('ACL').get(third!) === undefined && cache.table('ACL').get(first!)?.priority === 7);
+    expect(cache.table('ACL').get(first!)).toMatchObject({ priority: 7, name: 'renamed' });
+    expect(cache.table('ACL').get(first!)!.external_ids).toEqual(new Map([['k8s.ovn.org/name', 'ns:changed'], ['extra', 'x']]));
+    expect(cache.table('ACL').get(second!)).toMatchObject({ sample_new: undefined, label: 42 });
+    expect(cache.table('Port_Group').get(pg._uuid)!.acls).toEqual([first, second]);
+
+    // A fresh monitor built from scratch must see exactly what the incrementally updated cache holds.
+    const fresh = new TableCache(schema, NB_SELECTION);
+    await client.monitor(NB, fresh);
+    expect(cacheContent(cache)).toEqual(cacheContent(fresh));
+    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 });
+  });
+
+  it('rejects a failing transaction with the server reason and commits nothing', async () => {
+    const client = await connect(server.unixRemote);
+    const attempt = client.transact(NB, [
+      { op: 'insert', table: 'Sample', row: { metadata: 990 }, 'uuid-name': 's' },
+      { op: 'insert', table: 'ACL', row: { action: 'explode', direction: 'to-lport', priority: 1, match: '1', sample_new: ['named-uuid', 's'] } },
+    ]);
+    await expect(attempt).rejects.toBeInstanceOf(OvsdbTransactionError);
+    await expect(attempt).rejects.toMatchObject({ code: 'OVSDB_TRANSACTION', message: expect.stringContaining('constraint violation') });
+    const [select] = (await client.transact(NB, [{ op: 'select', table: 'Sample', where: [['metadata', '==', 990]] }])) as [{ rows: unknown[] }];
+    expect(select.rows).toEqual([]);
+  });
+
+  it('reconnects after a crash and converges to changes made while it was down', async () => {
+    const client = await connect(server.tcpRemote, { backoff: { initialMs: 50, maxMs: 200 } });
+    const seen = statuses(client);
+    const cache = new TableCache(schema, NB_SELECTION);
+    await client.monitor(NB, cache);
+    const sample = cache.table('Sample').lookup('metadata', 3)[0]!;
+    const changes: string[] = [];
+    cache.on('change', (table, uuid, _old, row) => changes.push(`${table} ${uuid} ${row === undefined ? 'deleted' : 'changed'}`));
+
+    await server.kill('SIGKILL');
+    await run('ovsdb-tool', [
+      'transact',
+      server.dbPath,
+      JSON.stringify([NB, { op: 'update', table: 'Sample', where: [['_uuid', '==', ['uuid', sample._uuid]]], row: { metadata: 333 } }]),
+    ]);
+    await server.start();
+    await cacheReaches(cache, () => cache.table('Sample').get(sample._uuid)?.metadata === 333);
+
+    expect(changes).toEqual([`Sample ${sample._uuid} changed`]);
+    expect(cache.table('Sample').lookup('metadata', 3)).toEqual([]);
+    expect(seen.map((status) => status.state)).toEqual(expect.arrayContaining(['disconnected', 'connecting', 'connected', 'synced']));
+    expect(seen.find((status) => status.state === 'disconnected')).toMatchObject({ error: expect.any(Error) });
+    expect(client.stats.sessions).toBeGreaterThanOrEqual(2);
+  });
+
+  it('drops a silent server with the inactivity probe and comes back when it answers again', async () => {
+    const client = await connect(server.unixRemote, { inactivityProbeMs: 200, backoff: { initialMs: 50, maxMs: 100 } });
+    const seen = statuses(client);
+    const cache = new TableCache(schema, NB_SELECTION);
+    await client.monitor(NB, cache);
+    const dropped = new Promise<OvsdbStatus>((resolve) => client.on('status', (status) => status.state === 'disconnected' && resolve(status)));
+    process.kill(server.pid!, 'SIGSTOP');
+    try {
+      expect((await dropped) as { error: Error }).toMatchObject({ error: expect.objectContaining({ message: expect.stringContaining('inactivity probe') }) });
+    } finally {
+      process.kill(server.pid!, 'SIGCONT');
+    }
+    const resynced = new Promise<void>((resolve) => client.on('status', (status) => status.state === 'synced' && resolve()));
+    await resynced;
+    expect(seen.filter((status) => status.state === 'synced').length).toBeGreaterThanOrEqual(1);
+    expect(client.connected).toBe(true);
+  });
+
+  it('gives up on an unreachable remote after connectTimeoutMs, naming the cause', async () => {
+    const port = await freePort();
+    await expect(OvsdbClient.connect(`tcp:127.0.0.1:${port}`, { connectTimeoutMs: 300, backoff: { initialMs: 20 } })).rejects.toMatchObject({
+      code: 'OVSDB_CONNECTION',
+      message: expect.stringMatching(new RegExp(`tcp:127.0.0.1:${port}: .*ECONNREFUSED`)),
+    });
+  });
+
+  it('moves on from an unreachable member of a list to a working one', async () => {
+    const dead = `tcp:127.0.0.1:${await freePort()}`;
+    const client = await connect(`${dead},${server.tcpRemote}`);
+    expect(client.remote).toBe(server.tcpRemote);
+  });
+
+  it('honours an AbortSignal while connecting and after', async () => {
+    const controller = new AbortController();
+    const pending = OvsdbClient.connect(`tcp:127.0.0.1:${await freePort()}`, { signal: controller.signal, backoff: { initialMs: 20 } });
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(OvsdbClosedError);
+
+    const later = new AbortController();
+    const client = await connect(server.unixRemote, { signal: later.signal });
+    const seen = statuses(client);
+    const cache = new TableCache(schema, NB_SELECTION);
+    await client.monitor(NB, cache);
+    later.abort();
+    await expect(client.transact(NB, [])).rejects.toBeInstanceOf(OvsdbClosedError);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen.at(-1)).toMatchObject({ state: 'disconnected', error: undefined });
+    await expect(OvsdbClient.connect(server.unixRemote, { signal: later.signal })).rejects.toBeInstanceOf(OvsdbClosedError);
+  });
+
+  it('refuses a cache built for another database and an unknown database', async () => {
+    const client = await connect(server.unixRemote);
+    await expect(client.monitor('OVN_Southbound', new TableCache(schema, NB_SELECTION))).rejects.toMatchObject({ code: 'OVSDB_SCHEMA' });
+    await expect(client.getSchema('Nope')).rejects.toMatchObject({ code: 'OVSDB_RPC' });
+    await expect(OvsdbClient.connect('http://x')).rejects.toMatchObject({ code: 'OVSDB_REMOTE' });
+  });
+});

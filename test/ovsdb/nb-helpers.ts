@@ -1,0 +1,71 @@
+import type { TableCache, CacheSelection } from '../../src/ovsdb/cache';
+
+/** The NB columns ovn-psample's decoder reads, with the indexes it looks rows up by. */
+export const NB_SELECTION: CacheSelection = {
+  ACL: { columns: ['action', 'direction', 'priority', 'match', 'name', 'label', 'sample_new', 'sample_est', 'external_ids'], indexes: ['sample_new', 'sample_est'] },
+  Sample: { columns: ['metadata', 'collectors'], indexes: ['metadata'] },
+  Port_Group: { columns: ['name', 'acls'], indexes: ['acls'] },
+};
+
+/**
+ * Operations creating a Port_Group holding `count` ACLs, each with its own Sample (metadata =
+ * firstMetadata + i). Samples and ACLs are not root rows: they must be created in the same
+ * transaction as the Port_Group that references them, or ovsdb-server collects them.
+ */
+export function portGroupWithAclsOps(name: string, count: number, firstMetadata: number): unknown[] {
+  const ops: unknown[] = [];
+  const acls: unknown[] = [];
+  for (let i = 0; i < count; i++) {
+    ops.push({ op: 'insert', table: 'Sample', row: { metadata: firstMetadata + i }, 'uuid-name': `s${i}` });
+    ops.push({
+      op: 'insert',
+      table: 'ACL',
+      row: {
+        action: i % 2 === 0 ? 'allow-related' : 'drop',
+        direction: 'to-lport',
+        priority: 1000 + (i % 100),
+        match: `outport == @${name} && ip4.src == 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+        sample_new: ['named-uuid', `s${i}`],
+        external_ids: ['map', [['k8s.ovn.org/name', `ns${i % 50}:policy${i}`], ['k8s.ovn.org/owner-type', 'NetworkPolicy']]],
+      },
+      'uuid-name': `a${i}`,
+    });
+    acls.push(['named-uuid', `a${i}`]);
+  }
+  ops.push({ op: 'insert', table: 'Port_Group', row: { name, acls: ['set', acls] } });
+  return ops;
+}
+
+/** Resolves once `predicate` holds for the cache, checking after every applied update. */
+export function cacheReaches(cache: TableCache, predicate: () => boolean): Promise<void> {
+  if (predicate()) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const check = () => {
+      if (predicate()) {
+        cache.off('batch', check);
+        resolve();
+      }
+    };
+    cache.on('batch', check);
+  });
+}
+
+/** Rows of every table as plain sorted data, to compare two caches. */
+export function cacheContent(cache: TableCache): Record<string, unknown[]> {
+  const content: Record<string, unknown[]> = {};
+  for (const table of cache.monitoredColumns().keys()) {
+    content[table] = [...cache.table(table).values()]
+      .map((row) =>
+        Object.fromEntries(
+          Object.entries(row).map(([column, value]) => [
+            column,
+            value instanceof Map ? [...value].sort() : Array.isArray(value) ? [...value].sort() : value,
+          ]),
+        ),
+      )
+      .sort((a, b) => String(a._uuid).localeCompare(String(b._uuid)));
+  }
+  return content;
+}
