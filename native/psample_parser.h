@@ -117,7 +117,7 @@ struct Message {
   ByteRange user_cookie;
   Tunnel tunnel;               // meaningful when present has bit kAttrTunnel
   uint16_t unknown_attrs = 0;  // attributes > 16 (or unknown tunnel keys) skipped in this message
-  int32_t error = 0;           // kError: the negative errno from struct nlmsgerr
+  int32_t error = 0;           // kError: the negative errno from struct nlmsgerr; kDone: a dump's final errno, if sent
 };
 
 struct ParseCounters {

@@ -109,7 +109,12 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
 
   /** Connects to the first usable remote; rejects if none is usable within connectTimeoutMs. */
   static async connect(remote: string | readonly string[], options: OvsdbClientOptions = {}): Promise<OvsdbClient> {
-    const client = new OvsdbClient(parseRemotes(remote), options);
+    const remotes = parseRemotes(remote);
+    const tls = remotes.find((candidate) => candidate.kind === 'ssl');
+    if (tls !== undefined && options.ssl === undefined) {
+      throw new OvsdbConnectionError(`Remote ${formatRemote(tls)} needs TLS credentials: pass options.ssl with key, cert and ca.`);
+    }
+    const client = new OvsdbClient(remotes, options);
     const { signal } = options;
     if (signal?.aborted === true) {
       throw new OvsdbClosedError('The OVSDB connection was aborted before it started.', { cause: signal.reason });

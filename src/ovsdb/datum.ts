@@ -50,21 +50,16 @@ export function decodeDatum(json: unknown, column: ColumnSchema): Value {
 }
 
 /**
- * Applies an update2 "modify" diff (RFC 7047 extension as ovsdb-server implements it): atoms are
- * replaced; set elements present in the diff are toggled; a map key absent before is added, a key
- * with the same value is removed, a key with another value is replaced.
+ * Applies an update2 "modify" diff (RFC 7047 extension as ovsdb-server implements it): columns
+ * of at most one element (atom, optional) carry their new value; set elements in the diff are
+ * toggled; a map key absent before is added, a key with the same value is removed, a key with
+ * another value is replaced.
  */
 export function applyDatumDiff(current: Value, diff: unknown, column: ColumnSchema): Value {
   switch (column.kind) {
     case 'atom':
+    case 'optional':
       return decodeDatum(diff, column);
-    case 'optional': {
-      const toggled = toggle(current === undefined ? [] : [current as Atom], setElements(diff, column));
-      if (toggled.length > 1) {
-        throw malformed(column, 'a diff that leaves at most one atom');
-      }
-      return toggled[0];
-    }
     case 'set': {
       const toggled = toggle(current as readonly Atom[], setElements(diff, column));
       return toggled.length === 0 ? EMPTY_SET : Object.freeze(toggled);

@@ -7,7 +7,7 @@ const TCP_MIN_HEADER_BYTES = 20;
 /** Bit i of the flags byte is FLAG_NAMES[i]. */
 const FLAG_NAMES: readonly TcpFlag[] = ['FIN', 'SYN', 'RST', 'PSH', 'ACK', 'URG', 'ECE', 'CWR'];
 
-export function tcpFlags(bits: number): TcpFlag[] {
+function tcpFlags(bits: number): TcpFlag[] {
   const flags: TcpFlag[] = [];
   for (let bit = 0; bit < 8; bit++) {
     if ((bits & (1 << bit)) !== 0) flags.push(FLAG_NAMES[bit] as TcpFlag);

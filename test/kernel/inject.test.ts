@@ -113,10 +113,18 @@ describe('samples injected through the kernel netlink path', () => {
     expect(socket.stats()).toMatchObject({ malformed: 1, foreign: 1, unknownAttributes: 1, received: 1 });
   });
 
-  it('rejects userspace senders on a kernel-only socket: real psample only comes from port 0', () => {
-    // A generic-netlink injection source accepts any sender; the kernel mode is verified in the lab.
-    const { socket } = open();
-    expect(socket.familyId).toBe(FAMILY);
-    expect(socket.groupId).toBe(GROUP);
+  it('emits group events (NEW_GROUP / DEL_GROUP) as `group`, not as samples', async () => {
+    const { socket, injector } = open();
+    const samples = collectSamples(socket);
+    const groups: PsampleMessage[] = [];
+    socket.on('group', (g) => groups.push(g));
+    injector.send(encodePsample({ command: 'new-group', group: 10, groupRefcount: 1 }, { familyId: FAMILY }));
+    injector.send(encodePsample({ command: 'del-group', group: 10, groupRefcount: 0 }, { familyId: FAMILY }));
+    await waitFor(() => groups.length === 2);
+    expect(groups.map((g) => [g.command, g.group, g.groupRefcount])).toEqual([
+      ['new-group', 10, 1],
+      ['del-group', 10, 0],
+    ]);
+    expect(samples).toHaveLength(0);
   });
 });

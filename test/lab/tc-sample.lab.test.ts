@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decodePacket } from '../../src/index';
 import { loadModules } from './support/kernel';
 import { createNetnsPair, deleteNetns, ifindexOf, macOf, type NetnsEnd } from './support/netns';
-import { collectSamples, hex, ipv4Of, settle } from './support/samples';
-import { runInNetns, traffic } from './support/shell';
+import { collectSamples, hex } from './support/samples';
+import { runInNetns, settle, traffic } from './support/shell';
 import { openPsampleForEachTest } from './support/sockets';
 
 // tc act_sample on the ingress (and egress) of a veth inside a namespace:
@@ -68,10 +69,12 @@ describe('tc act_sample -> psample (real kernel)', () => {
       expect(hex(sample.userCookie)).toBe(COOKIE);
       expect(sample.timestampNs).toBeGreaterThanOrEqual(before);
       expect(sample.timestampNs).toBeLessThanOrEqual(after);
-      expect(hex(sample.data.subarray(0, 6))).toBe(macOf(sampled.netns, sampled.dev).replaceAll(':', ''));
-      expect(hex(sample.data.subarray(6, 12))).toBe(macOf(peer.netns, peer.dev).replaceAll(':', ''));
-      expect(ipv4Of(sample.data)).toEqual({ src: peer.ip, dst: sampled.ip, protocol: 1 });
-      expect(sample.data[34]).toBe(8); // ICMP echo request
+      expect(decodePacket(sample.data, sample.proto)).toMatchObject({
+        ethernet: { dst: macOf(sampled.netns, sampled.dev), src: macOf(peer.netns, peer.dev) },
+        network: { kind: 'ipv4', src: peer.ip, dst: sampled.ip, protocol: 1, totalLength: 528 },
+        transport: { kind: 'icmp', type: 8 },
+        truncated: true,
+      });
     }
   });
 
@@ -86,7 +89,11 @@ describe('tc act_sample -> psample (real kernel)', () => {
       expect(sample).toMatchObject({ group: 17, rate: 1, probability: false, proto: ETH_P_IP, origSize: 98 });
       expect(sample.data.length).toBe(98);
       expect(sample.userCookie).toBeUndefined();
-      expect(ipv4Of(sample.data)).toEqual({ src: peer.ip, dst: sampled.ip, protocol: 1 });
+      expect(decodePacket(sample.data, sample.proto)).toMatchObject({
+        network: { kind: 'ipv4', src: peer.ip, dst: sampled.ip, protocol: 1 },
+        transport: { kind: 'icmp', type: 8 },
+        truncated: false,
+      });
     }
   });
 
@@ -133,8 +140,10 @@ describe('tc act_sample -> psample (real kernel)', () => {
     expect(replySamples.map((s) => s.group)).toEqual([48, 48, 48]);
     for (const sample of replySamples) {
       expect(sample.oifindex).toBe(ifindex);
-      expect(ipv4Of(sample.data)).toEqual({ src: sampled.ip, dst: peer.ip, protocol: 1 });
-      expect(sample.data[34]).toBe(0); // ICMP echo reply
+      expect(decodePacket(sample.data, sample.proto)).toMatchObject({
+        network: { kind: 'ipv4', src: sampled.ip, dst: peer.ip, protocol: 1 },
+        transport: { kind: 'icmp', type: 0 },
+      });
     }
     expect(allSamples.filter((s) => s.group === 47).map((s) => s.groupSeq)).toEqual([0, 1, 2]);
     expect(allSamples.filter((s) => s.group === 48).map((s) => s.groupSeq)).toEqual([0, 1, 2]);

@@ -341,6 +341,12 @@ export const craftedFrames: readonly TestFrame[] = [
     14 + 40 + 24,
   ),
   frame(
+    'ipv6-redirect',
+    ETH_IPV6,
+    ethernet(ETH_IPV6, ipv6({ src: LINK_LOCAL_B, dst: LINK_LOCAL_A, nextHeader: 58, hopLimit: 255 }, icmp(137, 0, u32(0), concat(ip6(LINK_LOCAL_B), ip6(POD6_B))))),
+    14 + 40 + 24,
+  ),
+  frame(
     'ipv6-echo-request',
     ETH_IPV6,
     ethernet(ETH_IPV6, ipv6({ src: POD6_A, dst: '0000:0000:0000:0000:0000:ffff:0a60:000a', nextHeader: 58 }, icmp(128, 0, concat(u16(0x1234), u16(1)), filler(56)))),
@@ -351,6 +357,8 @@ export const craftedFrames: readonly TestFrame[] = [
   rawFrame('raw-ipv6-udp', ETH_IPV6, ipv6({ src: POD6_A, dst: POD6_B, nextHeader: 17 }, udp(51820, 51820, filler(32))), 40 + 8),
   // Source 8.0.1.2 puts 0x0800, the IPv4 ethertype, where an Ethernet header has its ethertype.
   rawFrame('raw-ipv4-ethertype-lookalike', ETH_IPV4, ipv4({ src: '8.0.1.2', dst: SERVICE, protocol: 17 }, udp(1234, 53, filler(8))), 20 + 8),
+  // Source 129.0.1.2 puts 0x8100, the 802.1Q TPID, there.
+  rawFrame('raw-ipv4-vlan-lookalike', ETH_IPV4, ipv4({ src: '129.0.1.2', dst: SERVICE, protocol: 6 }, tcp(syn)), 20 + 24),
 ];
 
 const PSAMPLE_ATTR_DATA = 6;
@@ -385,7 +393,7 @@ export function capturedFrames(): TestFrame[] {
     .sort();
   return names.map((name) => {
     const frame = psampleFrame(name);
-    // Both captures hold a whole ARP frame or a whole ICMP echo (Ethernet + IPv4 + 8-byte ICMP header).
+    // Each capture holds a whole ARP frame or a whole ICMP echo (Ethernet + IPv4 + 8-byte ICMP header).
     const headerBytes = frame.proto === ETH_ARP ? 14 + 28 : 14 + 20 + 8;
     return { ...frame, headerBytes, packetBytes: frame.bytes.length };
   });

@@ -14,6 +14,7 @@ const LINKTYPE_ETHERNET = 1;
 const LINKTYPE_RAW = 101;
 const TCP_FLAG_BITS: Readonly<Record<TcpFlag, number>> = { FIN: 1, SYN: 2, RST: 4, PSH: 8, ACK: 16, URG: 32, ECE: 64, CWR: 128 };
 const EXTENSION_LAYERS = { 'hop-by-hop': 'ipv6.hopopts', routing: 'ipv6.routing', fragment: 'ipv6.fraghdr', 'destination-options': 'ipv6.dstopts', authentication: 'ah' } as const;
+const TARGET_FIELDS: Readonly<Record<number, string>> = { 135: 'icmpv6.nd.ns.target_address', 136: 'icmpv6.nd.na.target_address', 137: 'icmpv6.nd.rd.target_address' };
 /** Layers the decoder reads: tshark finding one where the decoder stopped would be a miss. */
 const DECODABLE_LAYERS = new Set(['eth', 'vlan', 'ieee8021ad', 'arp', 'ip', 'ipv6', 'tcp', 'udp', 'sctp', 'icmp', 'icmpv6', ...Object.values(EXTENSION_LAYERS)]);
 
@@ -160,7 +161,7 @@ function expectedFromDecoder(packet: DecodedPacket): { fields: Array<[string, st
     case 'icmpv6':
       fields.push(['icmpv6.type', String(transport.type)], ['icmpv6.code', String(transport.code)]);
       if (transport.id !== undefined) fields.push(['icmpv6.echo.identifier', hex(transport.id, 4)], ['icmpv6.echo.sequence_number', String(transport.seq)]);
-      if (transport.target !== undefined) fields.push([transport.type === 136 ? 'icmpv6.nd.na.target_address' : 'icmpv6.nd.ns.target_address', transport.target]);
+      if (transport.target !== undefined) fields.push([TARGET_FIELDS[transport.type] ?? 'icmpv6 target of an unexpected type', transport.target]);
       break;
     case 'ports':
     case undefined:

@@ -21,9 +21,12 @@ keep_logs() {
 case $mode in
     test)
         export OVN_PSAMPLE_LAB_OUT=$out
+        # The serial console looks like a terminal: without CI, vitest redraws
+        # its status every second and the host log fills with escape codes.
+        export CI=true NO_COLOR=1
         t0=$(cut -d' ' -f1 /proc/uptime)
         # trixie has no npm in the image; vitest's own entry point is what npx would run.
-        node node_modules/vitest/vitest.mjs run --config test/lab/vitest.lab.config.ts
+        node node_modules/vitest/vitest.mjs run --config test/lab/vitest.lab.config.mts
         rc=$?
         echo "$rc" >"$out/vitest-exit-code"
         echo "LAB-TESTS exit=$rc seconds=$(awk -v t0="$t0" '{printf "%.1f", $1 - t0}' /proc/uptime)"

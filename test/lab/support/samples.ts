@@ -37,9 +37,3 @@ export function collectSamples(
 export function hex(bytes: Uint8Array | undefined): string | undefined {
   return bytes === undefined ? undefined : Buffer.from(bytes).toString('hex');
 }
-
-/** IPv4 source, destination and protocol of an Ethernet frame, read at their fixed offsets. */
-export function ipv4Of(frame: Uint8Array): { src: string; dst: string; protocol: number } {
-  const at = (offset: number): string => Array.from(frame.subarray(offset, offset + 4)).join('.');
-  return { src: at(26), dst: at(30), protocol: frame[23] ?? -1 };
-}

@@ -1,0 +1,64 @@
+// One measured OvnSampleDecoder sync, in a process of its own so its RSS is its alone.
+// Prints one JSON line: syncMs, rssMb, decodeNs, changeMs, rows.
+//   node ovsdb-sync.mjs DIST_DIR REMOTE APP_ID CHANGE_PRIORITY METADATA_COUNT
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const [distDir, remote, appIdText, changePriorityText, metadataCountText] = process.argv.slice(2);
+const appId = Number(appIdText);
+const changePriority = Number(changePriorityText);
+const metadataCount = Number(metadataCountText);
+const load = (path) => import(pathToFileURL(join(distDir, path)).href);
+const { OvsdbClient } = await load('ovsdb/client.js');
+const { TableCache } = await load('ovsdb/cache.js');
+const { OvnSampleDecoder, NORTHBOUND_DATABASE } = await load('ovn/decoder.js');
+const { northboundSelection } = await load('ovn/selection.js');
+
+const started = process.hrtime.bigint();
+const client = await OvsdbClient.connect(remote);
+const schema = await client.getSchema(NORTHBOUND_DATABASE);
+const cache = new TableCache(schema, northboundSelection(schema));
+// Built before the sync, as OvnSampleDecoder.start() does, so its indexes grow with the cache.
+const decoder = new OvnSampleDecoder({ nbCache: cache });
+await client.monitor(NORTHBOUND_DATABASE, cache);
+const syncMs = Number(process.hrtime.bigint() - started) / 1e6;
+const rssMb = process.memoryUsage().rss / 2 ** 20;
+const rows = [...cache.monitoredColumns().keys()].reduce((sum, table) => sum + cache.table(table).size, 0);
+
+// Amortized over many samples of distinct ACLs, as a busy node would see them.
+const DECODES = 2_000_000;
+const obsDomainId = (appId << 24) >>> 0;
+const points = new Uint32Array(4096).map(() => 1 + Math.floor(Math.random() * metadataCount));
+let decoded = 0;
+const decodeStarted = process.hrtime.bigint();
+for (let i = 0; i < DECODES; i++) {
+  if (decoder.decode(obsDomainId, points[i & 4095]).status === 'decoded') {
+    decoded++;
+  }
+}
+const decodeNs = Number(process.hrtime.bigint() - decodeStarted) / DECODES;
+if (decoded !== DECODES) {
+  throw new Error(`only ${decoded} of ${DECODES} samples decoded: the generated database is not what the decoder expects`);
+}
+
+// A change of 1,000 ACLs in one transaction, timed until the cache has all of them.
+const tag = `bench-${process.pid}`;
+const changed = new Set();
+let reflected;
+const allReflected = new Promise((resolve) => (reflected = resolve));
+cache.on('change', (table, uuid, _old, row) => {
+  if (table === 'ACL' && row?.match.endsWith(tag)) {
+    changed.add(uuid);
+    if (changed.size === 1000) {
+      reflected();
+    }
+  }
+});
+const changeStarted = process.hrtime.bigint();
+await client.transact(NORTHBOUND_DATABASE, [
+  { op: 'update', table: 'ACL', where: [['priority', '==', changePriority]], row: { match: `ip4 && ${tag}` } },
+]);
+await allReflected;
+const changeMs = Number(process.hrtime.bigint() - changeStarted) / 1e6;
+await client.close();
+console.log(JSON.stringify({ syncMs, rssMb, decodeNs, changeMs, rows }));

@@ -1,0 +1,28 @@
+#!/bin/bash
+# Installs what a fresh Debian (bookworm or newer) machine lacks to build and test ovn-psample,
+# then the npm dependencies. Used by .ci/run and by `npm run demo`; safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  g++ make python3           # node-gyp
+  cmake clang libclang-rt-14-dev  # the parser's native tests and fuzzer (cmake-js path)
+  iproute2 util-linux        # netns tests, setpriv for the unprivileged test
+  openvswitch-common openssl # ovsdb-server and ovsdb-tool for the OVSDB/OVN tests, PKI for ssl remotes
+  tshark                     # cross-checks the packet decoder against a real dissector
+  qemu-system-x86 debootstrap e2fsprogs zstd cpio xz-utils  # the real-kernel lab
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  apt-get update -q
+  echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# node-gyp must build against the installed Node headers: there is no network for downloads.
+export npm_config_nodedir=/usr
+npm ci --no-audit --no-fund

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { OvsdbConnectionError } from '../errors';
+import { parseCookieHex, type ObservationIds } from '../ovn/cookie';
+import { OvnSampleDecoder } from '../ovn/decoder';
+import type { OvnSampleEvent } from '../ovn/event';
+import { formatOvnEvent } from '../ovn/event-text';
+
+/** The sockets ovn-central listens on (ovn-ctl defaults). */
+export const DEFAULT_NB_REMOTE = 'unix:/var/run/ovn/ovnnb_db.sock';
+export const DEFAULT_SB_REMOTE = 'unix:/var/run/ovn/ovnsb_db.sock';
+
+/** A one-shot CLI should not wait the library's 30 s for a database that is not there. */
+const CLI_CONNECT_TIMEOUT_MS = 10_000;
+
+export interface OvnRemoteOptions {
+  /** --nb: northbound remote(s) in ovn-nbctl syntax; default the local socket. */
+  readonly nb?: string;
+  /** --sb: southbound remote(s); default the local socket when it exists, else decode without it. */
+  readonly sb?: string;
+  readonly signal?: AbortSignal;
+}
+
+function socketPath(remote: string): string {
+  return remote.slice('unix:'.length);
+}
+
+function resolveRemotes(options: OvnRemoteOptions): { nb: string; sb: string | undefined } {
+  if (options.nb === undefined && !existsSync(socketPath(DEFAULT_NB_REMOTE))) {
+    throw new OvsdbConnectionError(
+      `No OVN northbound database at ${DEFAULT_NB_REMOTE}: run this on an ovn-central node, or pass --nb REMOTE (e.g. --nb tcp:192.0.2.10:6641).`,
+    );
+  }
+  const sb = options.sb ?? (existsSync(socketPath(DEFAULT_SB_REMOTE)) ? DEFAULT_SB_REMOTE : undefined);
+  return { nb: options.nb ?? DEFAULT_NB_REMOTE, sb };
+}
+
+/** Runs `use` with a decoder synced to the live databases, then disconnects. */
+async function withOvnDecoder<T>(options: OvnRemoteOptions, use: (decoder: OvnSampleDecoder) => T): Promise<T> {
+  const { nb, sb } = resolveRemotes(options);
+  const decoder = new OvnSampleDecoder({
+    nb,
+    ...(sb === undefined ? {} : { sb }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    client: { connectTimeoutMs: CLI_CONNECT_TIMEOUT_MS },
+  });
+  try {
+    await decoder.start();
+    return use(decoder);
+  } finally {
+    await decoder.close();
+  }
+}
+
+/**
+ * Decodes OVN sample cookies against the live databases: connects, waits for the initial sync,
+ * decodes each cookie, then disconnects. For `decode --cookie` and for `decode --hex` (pass the
+ * psample message's user cookie, or its observation ids).
+ */
+export async function decodeWithOvn(
+  cookies: readonly (Uint8Array | ObservationIds)[],
+  options: OvnRemoteOptions = {},
+): Promise<OvnSampleEvent[]> {
+  return withOvnDecoder(options, (decoder) =>
+    cookies.map((cookie) => (cookie instanceof Uint8Array ? decoder.decodeCookie(cookie) : decoder.decode(cookie.obsDomainId, cookie.obsPointId))),
+  );
+}
+
+export interface DecodeCookieOptions extends OvnRemoteOptions {
+  /** --cookie: 16 hex digits, obs_domain_id then obs_point_id. */
+  readonly cookie: string;
+  readonly format?: 'json' | 'text';
+}
+
+/** `ovn-psample decode --cookie HEX`: the JSON line ({cookie, event}) or the text to print. */
+export async function decodeCookieCommand(options: DecodeCookieOptions): Promise<string> {
+  const ids = parseCookieHex(options.cookie);
+  const event = await withOvnDecoder(options, (decoder) => decoder.decode(ids.obsDomainId, ids.obsPointId));
+  const cookie = `${ids.obsDomainId.toString(16).padStart(8, '0')}${ids.obsPointId.toString(16).padStart(8, '0')}`;
+  return options.format === 'text' ? `cookie ${cookie}\n${formatOvnEvent(event)}` : JSON.stringify({ cookie, event });
+}

@@ -1,0 +1,63 @@
+import type { OvnDatapathInfo, OvnSampleEvent } from './event';
+
+function hex32(value: number): string {
+  return `0x${value.toString(16).padStart(8, '0')}`;
+}
+
+function datapathText(datapath: OvnDatapathInfo): string {
+  const parts = [`key ${datapath.key}`];
+  if (datapath.switch !== undefined) {
+    parts.push(`switch ${datapath.switch}`);
+  }
+  if (datapath.router !== undefined) {
+    parts.push(`router ${datapath.router}`);
+  }
+  if (datapath.network !== undefined) {
+    parts.push(`network ${datapath.network}`);
+  }
+  if (datapath.topology !== undefined) {
+    parts.push(`topology ${datapath.topology}`);
+  }
+  if (datapath.role !== undefined) {
+    parts.push(`role ${datapath.role}`);
+  }
+  if (datapath.switch === undefined && datapath.router === undefined) {
+    parts.push('(unresolved: no Datapath_Binding with this key, or no southbound database)');
+  }
+  return parts.join(', ');
+}
+
+/**
+ * A human-readable rendering: first ovnkube-observ's "OVN-K message:" line (or why there is
+ * none), then one indented line per known detail.
+ */
+export function formatOvnEvent(event: OvnSampleEvent): string {
+  const lines = [event.status === 'decoded' ? `OVN-K message: ${event.message}` : `${event.status} (${event.reason ?? 'unknown'}): ${event.message}`];
+  const app = event.app === undefined ? `app ${event.appId}` : `${event.app} (app ${event.appId})`;
+  lines.push(`  sample: ${app}, obs_domain_id ${hex32(event.obsDomainId)}, obs_point_id ${event.obsPointId} (${hex32(event.obsPointId)})`);
+  lines.push(`  datapath: ${datapathText(event.datapath)}`);
+  if (event.owner !== undefined) {
+    const { type, namespace, name, direction, id } = event.owner;
+    const who = [namespace, name].filter((part) => part !== undefined).join('/');
+    lines.push(`  owner: ${type}${who === '' ? '' : ` ${who}`}${direction === undefined ? '' : ` ${direction}`}${id === undefined ? '' : ` (id ${id})`}`);
+  }
+  if (event.acl !== undefined) {
+    const { uuid, name, direction, priority, tier, action, match, label } = event.acl;
+    const labelText = label === 0 ? '' : ` label ${label}`;
+    lines.push(`  acl: ${uuid}${name === undefined ? '' : ` "${name}"`} ${direction} priority ${priority} tier ${tier}${labelText} ${action}: ${match}`);
+  }
+  for (const uuid of event.otherAcls ?? []) {
+    lines.push(`  also acl: ${uuid}`);
+  }
+  if (event.flow !== undefined) {
+    const { uuid, stage, source, pipeline, table, priority, match, actions, hint } = event.flow;
+    lines.push(`  flow: ${uuid} ${stage ?? '?'}${source === undefined ? '' : ` (${source})`} ${pipeline} table ${table} priority ${priority}: ${match} => ${actions}`);
+    if (hint !== undefined) {
+      lines.push(`  stage-hint: ${hint.hint}${hint.table === undefined ? ' (no monitored northbound row)' : ` ${hint.table} ${hint.name ?? hint.uuid ?? ''}`}`);
+    }
+  }
+  if (event.previous !== undefined) {
+    lines.push(`  previously: ${event.previous.message} (acl ${event.previous.acl.uuid}: ${event.previous.acl.match})`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,97 @@
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeCookieCommand, decodeWithOvn, DEFAULT_NB_REMOTE } from '../../src/cli/decode-ovn';
+import { OvnCookieError, OvsdbConnectionError } from '../../src/errors';
+import { startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
+import {
+  datapathBindingOp,
+  egressFirewallAcl,
+  namespacePortGroupName,
+  NorthboundTransaction,
+  OVNK_SAMPLING_APP_IDS,
+  sampleMetadataOf,
+  udnSwitchName,
+  dbObjectIds,
+  DEFAULT_NETWORK_CONTROLLER,
+} from './support/ovnk-fixtures';
+
+const firewall = egressFirewallAcl({ namespace: 'payments', ruleIndex: 3, destination: '203.0.113.0/24', action: 'drop' });
+const UDN = 'payments.vault';
+
+function cookieHex(appId: number, datapathKey: number, pointId: number): string {
+  return (((appId << 24) | datapathKey) >>> 0).toString(16).padStart(8, '0') + pointId.toString(16).padStart(8, '0');
+}
+
+describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
+  let dbs: OvnDatabases;
+
+  beforeAll(async () => {
+    dbs = await startOvnDatabases();
+    const nb = new NorthboundTransaction();
+    nb.samplingApps();
+    const collector = nb.collector();
+    const acl = nb.acl(firewall, { collector });
+    nb.portGroup({
+      name: namespacePortGroupName('payments'),
+      externalIds: dbObjectIds(DEFAULT_NETWORK_CONTROLLER, 'Namespace', [['k8s.ovn.org/name', 'payments']]),
+      acls: [acl],
+    });
+    const udnSwitch = nb.logicalSwitch({ name: udnSwitchName(UDN, 'node-a', 'layer2'), network: UDN, topology: 'layer2', role: 'primary' });
+    const results = await dbs.nbWriter.transact('OVN_Northbound', nb.operations);
+    await dbs.sbWriter.transact('OVN_Southbound', [
+      datapathBindingOp({ tunnelKey: 7, logicalSwitchUuid: nb.uuidOf(results, udnSwitch), name: udnSwitchName(UDN, 'node-a', 'layer2') }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await dbs?.stop();
+  });
+
+  it('prints one JSON line with the event, ovnkube-observ message included', async () => {
+    const cookie = cookieHex(OVNK_SAMPLING_APP_IDS['acl-est'], 7, sampleMetadataOf(firewall));
+    const line = await decodeCookieCommand({ cookie, nb: dbs.nb.unixRemote, sb: dbs.sb.tcpRemote });
+    expect(line).not.toContain('\n');
+    const parsed = JSON.parse(line) as { cookie: string; event: Record<string, unknown> };
+    expect(parsed.cookie).toBe(cookie);
+    expect(parsed.event).toMatchObject({
+      status: 'decoded',
+      app: 'acl-est',
+      message: 'Dropped by egress firewall in namespace payments',
+      action: 'drop',
+      owner: { type: 'EgressFirewall', namespace: 'payments', direction: 'Egress', controller: DEFAULT_NETWORK_CONTROLLER },
+      acl: { name: 'EF:payments:3', priority: 9997, direction: 'to-lport', tier: 2 },
+      datapath: { key: 7, switch: 'payments.vault_ovn_layer2_switch', network: UDN, topology: 'layer2', role: 'primary' },
+    });
+  });
+
+  it('prints text led by the "OVN-K message:" line', async () => {
+    const cookie = cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall));
+    const text = await decodeCookieCommand({ cookie, nb: dbs.nb.tcpRemote, sb: dbs.sb.unixRemote, format: 'text' });
+    const lines = text.split('\n');
+    expect(lines[0]).toBe(`cookie ${cookie}`);
+    expect(lines[1]).toBe('OVN-K message: Dropped by egress firewall in namespace payments');
+    expect(text).toContain('datapath: key 7, switch payments.vault_ovn_layer2_switch, network payments.vault, topology layer2, role primary');
+    expect(text).toContain('owner: EgressFirewall payments Egress');
+  });
+
+  it('decodes raw psample cookies for decode --hex, in order', async () => {
+    const good = Buffer.from(cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall)), 'hex');
+    const foreign = Buffer.from(cookieHex(200, 7, 1), 'hex');
+    const events = await decodeWithOvn([good, foreign, new Uint8Array(16)], { nb: dbs.nb.unixRemote, sb: dbs.sb.unixRemote });
+    expect(events.map((event) => [event.status, event.reason])).toEqual([
+      ['decoded', undefined],
+      ['unknown', 'unknown-app'],
+      ['unknown', 'not-ovn-cookie'],
+    ]);
+  });
+
+  it('refuses a malformed cookie before connecting anywhere', async () => {
+    await expect(decodeCookieCommand({ cookie: 'not-hex', nb: 'unix:/nonexistent/nb.sock' })).rejects.toBeInstanceOf(OvnCookieError);
+  });
+
+  it.skipIf(existsSync(DEFAULT_NB_REMOTE.slice('unix:'.length)))('says to pass --nb when the local northbound socket is absent', async () => {
+    const failure = decodeCookieCommand({ cookie: '2b000001000003ea' });
+    await expect(failure).rejects.toBeInstanceOf(OvsdbConnectionError);
+    await expect(failure).rejects.toThrow(/--nb REMOTE/);
+  });
+});

@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+const root = path.join(__dirname, '..', '..');
+let dir: string;
+let installed: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'ovnps-pack-'));
+  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: root, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop()!;
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', path.join(dir, tarball)], { cwd: dir, stdio: 'pipe' });
+  installed = path.join(dir, 'node_modules', 'ovn-psample');
+}, 180_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+it('installs from the tarball with the prebuilt addon and no build step', () => {
+  expect(existsSync(path.join(installed, 'prebuilds', 'linux-x64'))).toBe(true);
+  expect(existsSync(path.join(installed, 'build'))).toBe(false);
+  const loaded = execFileSync(process.execPath, ['-p', `require('node-gyp-build').path(${JSON.stringify(installed)})`], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  expect(loaded).toContain(path.join(installed, 'prebuilds', 'linux-x64'));
+});
+
+it('loads from CommonJS and from ESM, with type declarations', () => {
+  const cjs = execFileSync(
+    process.execPath,
+    ['-e', "const p = require('ovn-psample'); console.log(typeof p.openPsample, p.decodePsample(new Uint8Array(0)).length)"],
+    { cwd: dir, encoding: 'utf8' },
+  );
+  expect(cjs.trim()).toBe('function 0');
+  const esm = execFileSync(
+    process.execPath,
+    ['--input-type=module', '-e', "import { openPsample, decodeOvsCookie } from 'ovn-psample'; console.log(typeof openPsample, typeof decodeOvsCookie)"],
+    { cwd: dir, encoding: 'utf8' },
+  );
+  expect(esm.trim()).toBe('function function');
+  expect(existsSync(path.join(installed, 'dist', 'index.d.ts'))).toBe(true);
+});
+
+it('ships a working CLI', () => {
+  const out = execFileSync(path.join(dir, 'node_modules', '.bin', 'ovn-psample'), ['decode', '--help'], {
+    encoding: 'utf8',
+  });
+  expect(out).toMatch(/--hex/);
+});
