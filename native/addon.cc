@@ -163,10 +163,20 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     }
   }
 
+  // take(counters: Float64Array(3)) -> batches; counters gets kernel drops, queue drops, failure errno.
   Napi::Value Take(const Napi::CallbackInfo& info) {
-    Napi::Array out = Napi::Array::New(info.Env());
+    Napi::Env env = info.Env();
+    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+        info[0].As<Napi::Float64Array>().ElementLength() < 3)
+      throw_invalid(env, "take(counters: Float64Array(3))");
+    Napi::Float64Array out_counters = info[0].As<Napi::Float64Array>();
+    Napi::Array out = Napi::Array::New(env);
     if (!link_->reader) return out;
-    for (auto& batch : link_->reader->take()) push_batch(info.Env(), out, *batch);
+    DeliveryCounters counters;
+    for (auto& batch : link_->reader->take(counters)) push_batch(env, out, *batch);
+    out_counters[0] = static_cast<double>(counters.kernel_drops);
+    out_counters[1] = static_cast<double>(counters.queue_drops);
+    out_counters[2] = counters.failure_errno;
     return out;
   }
 

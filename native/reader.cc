@@ -184,6 +184,8 @@ void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_p
 void Reader::flush(bool force) {
   const bool has_batch = building_->count > 0;
   if (!force && building_->count < kBatchMessages && building_->bytes() < kBatchBytes) return;
+  const size_t records_size = building_->records.size();
+  const size_t payload_size = building_->payload.size();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (has_batch) {
@@ -201,7 +203,7 @@ void Reader::flush(bool force) {
     published_.control_messages = control_;
   }
   if (has_batch) {
-    building_ = std::make_unique<SampleBatch>();
+    building_ = std::make_unique<SampleBatch>(records_size, payload_size);
     signal_js();
   }
 }
@@ -235,7 +237,7 @@ void Reader::signal_js() {
   if (!js_notified_.exchange(true)) notify_();
 }
 
-std::deque<std::unique_ptr<SampleBatch>> Reader::take() {
+std::deque<std::unique_ptr<SampleBatch>> Reader::take(DeliveryCounters& counters) {
   js_notified_.store(false);
   std::deque<std::unique_ptr<SampleBatch>> taken;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -244,15 +246,23 @@ std::deque<std::unique_ptr<SampleBatch>> Reader::take() {
   for (const auto& batch : taken) count += batch->count;
   queued_.fetch_sub(count);
   published_.received += count;
+  counters.kernel_drops = published_.kernel_drops + unread_socket_drops();
+  counters.queue_drops = queue_drops_.load();
+  counters.failure_errno = failure_errno_.load();
   return taken;
+}
+
+// Drops since the reader thread last looked, so a caller waiting for the count sees it at once.
+// Called with mutex_ held (it guards socket_.fd and last_socket_drops_).
+uint64_t Reader::unread_socket_drops() const {
+  const int64_t now = socket_.fd >= 0 ? socket_drops(socket_.fd) : -1;
+  return now >= 0 ? static_cast<uint32_t>(static_cast<uint32_t>(now) - last_socket_drops_) : 0;
 }
 
 ReaderStats Reader::stats() {
   std::lock_guard<std::mutex> lock(mutex_);
   ReaderStats s = published_;
-  // Drops since the reader last looked, so a caller that waits for the count sees it at once.
-  const int64_t now = socket_.fd >= 0 ? socket_drops(socket_.fd) : -1;
-  if (now >= 0) s.kernel_drops += static_cast<uint32_t>(now) - last_socket_drops_;
+  s.kernel_drops += unread_socket_drops();
   s.queued = queued_.load();
   s.queue_drops = queue_drops_.load();
   s.failure_errno = failure_errno_.load();

@@ -36,6 +36,13 @@ struct ReaderStats {
   int failure_errno = 0;  // the reader stopped on this socket error
 };
 
+// What JavaScript needs on every delivery to report drops and failure, without a stats() call.
+struct DeliveryCounters {
+  uint64_t kernel_drops = 0;
+  uint64_t queue_drops = 0;
+  int failure_errno = 0;
+};
+
 class Reader {
  public:
   // Called on the reader thread when batches (or new drop counts) wait and JS was not yet told.
@@ -50,7 +57,7 @@ class Reader {
   const OpenedSocket& socket() const { return socket_; }
 
   // JS thread: takes everything queued and re-arms the notification.
-  std::deque<std::unique_ptr<SampleBatch>> take();
+  std::deque<std::unique_ptr<SampleBatch>> take(DeliveryCounters& counters);
   ReaderStats stats();
   // Idempotent; joins the thread and closes the socket.
   void stop();
@@ -63,6 +70,7 @@ class Reader {
   void flush(bool force);
   void publish_drops();
   void fail(int errnum);
+  uint64_t unread_socket_drops() const;
   void signal_js();
 
   SocketOptions options_;

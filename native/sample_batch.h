@@ -61,6 +61,14 @@ constexpr uint32_t kErspanOffset = 72;  // u32 offset in payload, u32 length
 }  // namespace tunnel_block
 
 struct SampleBatch {
+  SampleBatch() = default;
+  // Sized like the previous batch: under a flood batches are alike, and growing the vectors
+  // message by message cost copies and page faults on the reader thread.
+  SampleBatch(size_t records_bytes, size_t payload_bytes) {
+    records.reserve(records_bytes);
+    payload.reserve(payload_bytes);
+  }
+
   std::vector<uint8_t> records;
   std::vector<uint8_t> payload;
   uint32_t count = 0;

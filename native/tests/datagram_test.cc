@@ -90,6 +90,16 @@ TEST_CASE("messages of another family are counted as foreign and skipped") {
   CHECK_EQ(offline.counters.foreign, 0u);
 }
 
+TEST_CASE("reserved netlink control types are foreign to every family") {
+  NetlinkBuilder b;
+  b.begin_message(5).raw({1, 2, 3, 4}).end_message();
+  add_sample(b, 6);
+  const Parsed parsed = parse_exact(b.bytes(), 0);
+  CHECK_EQ(parsed.counters.foreign, 1u);
+  if (!CHECK_EQ(parsed.messages.size(), 1u)) return;
+  CHECK_EQ(parsed.messages[0].group, 6u);
+}
+
 TEST_CASE("a malformed message is counted and the next one still decodes") {
   NetlinkBuilder b;
   b.begin_message(kPsampleFamily).genl(kCmdSample).attr_host<uint16_t>(kAttrIifindex, 1).end_message();

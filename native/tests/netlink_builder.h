@@ -66,7 +66,9 @@ class NetlinkBuilder {
     return *this;
   }
 
+  // Like nla_nest_end, the nest's length covers its last attribute's padding.
   NetlinkBuilder& end_nest() {
+    pad();
     const size_t start = nests_.back();
     nests_.pop_back();
     write_host(start, static_cast<uint16_t>(bytes_.size() - start));

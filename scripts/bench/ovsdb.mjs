@@ -112,6 +112,16 @@ function timeDump(socket) {
 const dir = mkdtempSync(join(tmpdir(), 'ovn-psample-bench-ovsdb-'));
 const socket = join(dir, 'nb.sock');
 let server;
+const cleanUp = () => {
+  server?.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+};
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    cleanUp();
+    process.exit(1);
+  });
+}
 try {
   const schema = nbSchemaPath();
   execFileSync('ovsdb-tool', ['create', join(dir, 'nb.db'), schema]);
@@ -137,13 +147,14 @@ try {
   const syncs = [];
   for (let r = 0; r < repetitions; r++) {
     dumps.push(await timeDump(socket));
-    // Each run changes the 1,000 ACLs of another priority, so every change is a real one.
-    syncs.push(await runToCompletion(process.execPath, [join(benchDir, 'lib', 'ovsdb-sync.mjs'), distDir, `unix:${socket}`, String(ACL_NEW_APP_ID), String(1000 + r), String(aclCount)]));
+    syncs.push(await runToCompletion(process.execPath, [join(benchDir, 'lib', 'ovsdb-sync.mjs'), distDir, `unix:${socket}`, String(ACL_NEW_APP_ID), String(r), String(aclCount)]));
     const last = syncs.at(-1);
     console.log(
       `run ${r + 1}: dump ${dumps.at(-1).toFixed(0)} ms | sync ${last.syncMs.toFixed(0)} ms, ${last.rows} rows, rss ${last.rssMb.toFixed(0)} MB, decode ${last.decodeNs.toFixed(0)} ns, 1,000-ACL change ${last.changeMs.toFixed(0)} ms`,
     );
   }
+  const cacheOnly = await runToCompletion(process.execPath, [join(benchDir, 'lib', 'ovsdb-sync.mjs'), distDir, `unix:${socket}`, String(ACL_NEW_APP_ID), '0', String(aclCount), 'cache-only']);
+  console.log(`TableCache alone (no decoder): sync ${cacheOnly.syncMs.toFixed(0)} ms, rss ${cacheOnly.rssMb.toFixed(0)} MB`);
   const dumpMs = median(dumps);
   const syncMs = median(syncs.map((run) => run.syncMs));
   const rssMb = median(syncs.map((run) => run.rssMb));
@@ -153,6 +164,5 @@ try {
   console.log(`median: rss after sync ${rssMb.toFixed(0)} MB (goal <= 300), decode ${decodeNs.toFixed(0)} ns/sample (goal <= 1000), 1,000-ACL change reflected in ${changeMs.toFixed(0)} ms`);
   console.log(`RESULT sync_ratio=${(syncMs / dumpMs).toFixed(2)} rss_mb=${rssMb.toFixed(0)} decode_ns=${decodeNs.toFixed(0)}`);
 } finally {
-  server?.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
+  cleanUp();
 }

@@ -6,18 +6,28 @@
 // readers; each reader joins before the sender starts and has the same receive buffer, and its
 // rate is received / (last - first arrival). Runs alternate ref/ours and the medians are compared,
 // because the sender and the reader share two cores with whatever else the machine is doing.
+// Both readers usually keep up with the one sender this machine can run, so a second measure
+// finds the readers' own ceiling: the reader is stopped (SIGSTOP) while the sender fills its
+// receive buffer, then resumed, and drains the backlog with the cores to itself.
 // Then: send-to-callback latency at a paced rate, and the CPU an idle open socket costs.
 // The last line is the verdict:
 //   RESULT ratio=<ours/ref> ours=<msgs/s> ref=<msgs/s> sent=<n> received=<n> dropped=<n> unaccounted=<n>
-// where sent/received/dropped/unaccounted add up ovn-psample's runs.
+// where sent/received/dropped add up all of ovn-psample's throughput runs (live and drain), and
+// unaccounted adds up |sent - received - dropped| of each run, so no run's error can hide another's.
 import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runToCompletion, startChild } from './lib/child.mjs';
+import { runToCompletion, startChild, withTimeout } from './lib/child.mjs';
 import { compileTools } from './lib/compile.mjs';
 import { median } from './lib/percentiles.mjs';
+
+// A failed step says what to do in its message; a stack trace would only bury that.
+process.on('uncaughtException', (error) => {
+  console.error(error.code ? `${error.code}: ${error.message}` : error);
+  process.exit(1);
+});
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const projectRoot = join(benchDir, '..', '..');
@@ -29,6 +39,9 @@ const { values: options } = parseArgs({
     repetitions: { type: 'string', default: '5' },
     group: { type: 'string', default: '29' },
     'rcvbuf-bytes': { type: 'string', default: String(32 * 1024 * 1024) },
+    // The kernel charges about 830 bytes of a doubled 128 MiB buffer per message: room for ~320k.
+    'drain-messages': { type: 'string', default: '200000' },
+    'drain-rcvbuf-bytes': { type: 'string', default: String(128 * 1024 * 1024) },
     'latency-rate': { type: 'string', default: '10000' },
     'latency-seconds': { type: 'string', default: '10' },
     'idle-seconds': { type: 'string', default: '10' },
@@ -38,6 +51,8 @@ const messages = Number(options.messages);
 const repetitions = Number(options.repetitions);
 const group = Number(options.group);
 const rcvbuf = Number(options['rcvbuf-bytes']);
+const drainMessages = Number(options['drain-messages']);
+const drainRcvbuf = Number(options['drain-rcvbuf-bytes']);
 const latencyRate = Number(options['latency-rate']);
 const latencySeconds = Number(options['latency-seconds']);
 const idleSeconds = Number(options['idle-seconds']);
@@ -46,6 +61,10 @@ const family = 0x7000 + Math.floor(Math.random() * 0x1000);
 
 if (!existsSync(join(projectRoot, 'dist', 'index.js'))) {
   console.error('dist/index.js is missing: run `npm run build` first, then `npm run bench:receive`.');
+  process.exit(1);
+}
+if (process.getuid() !== 0) {
+  console.error('run the benchmark as root: joining netlink multicast groups and raising priority need it.');
   process.exit(1);
 }
 if (!Number.isInteger(group) || group < 1 || group > 32) {
@@ -63,31 +82,20 @@ process.on('exit', remove);
 process.on('SIGINT', () => process.exit(130));
 
 const common = ['--group', String(group), '--family', String(family)];
-const readerArgs = (count) => [...common, '--count', String(count), '--rcvbuf', String(rcvbuf)];
 const oursReader = join(benchDir, 'lib', 'ours-reader.mjs');
-
 const readers = {
-  ref: (count, extra = []) => startChild(tools['ref-reader'], [...readerArgs(count), ...extra]),
-  ours: (count, extra = []) => startChild(process.execPath, [oursReader, ...readerArgs(count), ...extra]),
+  ref: (args) => startChild(tools['ref-reader'], args),
+  ours: (args) => startChild(process.execPath, [oursReader, ...args]),
 };
 
-async function withTimeout(promise, ms, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function measure(name, count, senderExtra = [], readerExtra = []) {
-  const reader = readers[name](count, readerExtra);
+// `stopped`: the reader sleeps while the sender runs and only reads the backlog afterwards.
+async function measure(name, count, { bufferBytes = rcvbuf, senderExtra = [], readerExtra = [], stopped = false } = {}) {
+  const reader = readers[name]([...common, '--count', String(count), '--rcvbuf', String(bufferBytes), ...readerExtra]);
   try {
     await withTimeout(reader.ready, READER_EXIT_TIMEOUT_MS, `${name} reader start`);
+    if (stopped) reader.signal('SIGSTOP');
     const sender = await runToCompletion(tools.sender, [...common, '--count', String(count), ...senderExtra]);
+    if (stopped) reader.signal('SIGCONT');
     const result = await withTimeout(reader.result, READER_EXIT_TIMEOUT_MS, `${name} reader`);
     const dropped = result.kernelDrops + (result.queueDrops ?? 0);
     return {
@@ -96,6 +104,7 @@ async function measure(name, count, senderExtra = [], readerExtra = []) {
       dropped,
       unaccounted: sender.sent - result.received - dropped,
       rate: result.seconds > 0 ? result.received / result.seconds : 0,
+      cpuNsPerMessage: result.received > 0 ? (result.cpuSeconds * 1e9) / result.received : 0,
     };
   } catch (error) {
     reader.kill();
@@ -104,14 +113,14 @@ async function measure(name, count, senderExtra = [], readerExtra = []) {
 }
 
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
-const us = (ns) => `${(ns / 1000).toFixed(1)} us`;
+const us = (ns) => `${(ns / 1000).toFixed(ns < 10_000 ? 2 : 1)} us`;
 
 function describeRun(label, run) {
   const extra = run.foreign || run.malformed ? ` foreign ${run.foreign} malformed ${run.malformed ?? 0}` : '';
   return (
     `${label}: ${fmt(run.rate).padStart(9)} msg/s  received ${run.received} dropped ${run.dropped} ` +
     `(kernel ${run.kernelDrops}, queue ${run.queueDrops ?? 0}) unaccounted ${run.unaccounted}${extra}  ` +
-    `[sender ${fmt(run.sender.rate)} msg/s]`
+    `cpu ${us(run.cpuNsPerMessage)}/msg  [sender ${fmt(run.sender.rate)} msg/s]`
   );
 }
 
@@ -123,30 +132,52 @@ console.log(
 );
 console.log(`sender alone, no reader joined: ${fmt(alone.rate)} msg/s`);
 
-const runs = { ref: [], ours: [] };
-for (let i = 0; i < repetitions; i++) {
-  const order = i % 2 === 0 ? ['ref', 'ours'] : ['ours', 'ref'];
-  for (const name of order) {
-    const run = await measure(name, messages);
-    runs[name].push(run);
-    console.log(describeRun(`run ${i + 1} ${name.padEnd(4)}`, run));
+async function alternate(label, count, measureOptions) {
+  const runs = { ref: [], ours: [] };
+  for (let i = 0; i < repetitions; i++) {
+    const order = i % 2 === 0 ? ['ref', 'ours'] : ['ours', 'ref'];
+    for (const name of order) {
+      const run = await measure(name, count, measureOptions);
+      runs[name].push(run);
+      console.log(describeRun(`${label} ${i + 1} ${name.padEnd(4)}`, run));
+    }
   }
+  const rates = (name) => median(runs[name].map((r) => r.rate));
+  const cpu = (name) => median(runs[name].map((r) => r.cpuNsPerMessage));
+  return { runs, ref: rates('ref'), ours: rates('ours'), refCpu: cpu('ref'), oursCpu: cpu('ours') };
 }
-const refRate = median(runs.ref.map((r) => r.rate));
-const oursRate = median(runs.ours.map((r) => r.rate));
-console.log(`throughput, median of ${repetitions}: ref ${fmt(refRate)} msg/s, ours ${fmt(oursRate)} msg/s`);
+
+function describeMedians(what, { ref, ours, refCpu, oursCpu }) {
+  return (
+    `${what}, median of ${repetitions}: ref ${fmt(ref)} msg/s, ours ${fmt(ours)} msg/s, ratio ` +
+    `${(ours / ref).toFixed(3)}; CPU per message (all threads) ref ${us(refCpu)}, ours ${us(oursCpu)}`
+  );
+}
+
+const live = await alternate('live ', messages);
+console.log(describeMedians('live load', live));
+const drain = await alternate('drain', drainMessages, { bufferBytes: drainRcvbuf, stopped: true });
+console.log(describeMedians(`backlog drain (reader stopped while ${drainMessages} messages queue)`, drain));
 
 const { clockOffsetNs } = await runToCompletion(tools.sender, ['--clock-offset']);
 const latencyCount = latencyRate * latencySeconds;
 const paced = ['--rate', String(latencyRate)];
-const refLatency = await measure('ref', latencyCount, paced, ['--latency']);
-const oursLatency = await measure('ours', latencyCount, paced, ['--clock-offset', clockOffsetNs]);
+const refLatency = await measure('ref', latencyCount, { senderExtra: paced, readerExtra: ['--latency'] });
+const oursLatency = await measure('ours', latencyCount, {
+  senderExtra: paced,
+  readerExtra: ['--clock-offset', clockOffsetNs],
+});
 for (const [name, run] of [['ref ', refLatency], ['ours', oursLatency]]) {
   const l = run.latencyNs;
+  if (run.received === 0) {
+    console.log(`latency ${name}: no message arrived, so there is nothing to measure`);
+    continue;
+  }
   console.log(
     `latency ${name} at ${latencyRate} msg/s (${run.received}/${latencyCount} received, send -> ` +
       `${name === 'ours' ? 'JS callback' : 'recv'}): p50 ${us(l.p50)}  p99 ${us(l.p99)}  ` +
-      `p99.9 ${us(l.p999)}  max ${us(l.max)}`,
+      `p99.9 ${us(l.p999)}  max ${us(l.max)}; cpu ${us(run.cpuNsPerMessage)}/msg ` +
+      `(${((100 * run.cpuSeconds) / run.seconds).toFixed(1)}% of one core)`,
   );
 }
 
@@ -162,11 +193,12 @@ console.log(
     `socket ${bare.cpuPercent.toFixed(3)}% (${bare.contextSwitchesPerSecond.toFixed(1)}/s)`,
 );
 
-const total = (key) => runs.ours.reduce((sum, run) => sum + run[key], 0);
-const sent = runs.ours.reduce((sum, run) => sum + run.sender.sent, 0);
-const unaccounted = runs.ours.reduce((sum, run) => sum + Math.abs(run.unaccounted), 0);
+const oursRuns = [...live.runs.ours, ...drain.runs.ours];
+const total = (key) => oursRuns.reduce((sum, run) => sum + run[key], 0);
+const sent = oursRuns.reduce((sum, run) => sum + run.sender.sent, 0);
+const unaccounted = oursRuns.reduce((sum, run) => sum + Math.abs(run.unaccounted), 0);
 console.log(
-  `RESULT ratio=${(oursRate / refRate).toFixed(3)} ours=${Math.round(oursRate)} ref=${Math.round(refRate)} ` +
+  `RESULT ratio=${(live.ours / live.ref).toFixed(3)} ours=${Math.round(live.ours)} ref=${Math.round(live.ref)} ` +
     `sent=${sent} received=${total('received')} dropped=${total('dropped')} unaccounted=${unaccounted}`,
 );
 process.exitCode = unaccounted === 0 ? 0 : 1;

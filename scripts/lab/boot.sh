@@ -24,10 +24,11 @@ lab_boot() {
     fi
     : >"$console"
     lab_say "booting the guest (TCG, ${LAB_SMP} vCPUs, ${LAB_MEM_MB} MB, no network; timeout ${LAB_TIMEOUT_S} s)"
-    timeout --signal=KILL "$LAB_TIMEOUT_S" "${LAB_QEMU[@]}" -display none -monitor none \
+    timeout --kill-after=10 "$LAB_TIMEOUT_S" "${LAB_QEMU[@]}" -display none -monitor none \
         -serial "file:$console" </dev/null &
     qpid=$!
-    tail -n +1 -f --pid="$qpid" "$console" | tr -d '\r' &
+    # Carriage returns and cursor controls from the guest's programs only garble logs.
+    tail -n +1 -f --pid="$qpid" "$console" | sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' &
     tpid=$!
     wait "$qpid" || rc=$?
     wait "$tpid" 2>/dev/null || true

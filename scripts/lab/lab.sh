@@ -3,7 +3,8 @@
 # Open vSwitch 3.5 and OVN 25.03, inside a qemu guest (this host's kernel has
 # no psample). See scripts/lab/README.md.
 #
-# usage: lab.sh test [--auto] [--no-build]   run test/lab/*.lab.test.ts in the guest
+# usage: lab.sh test [--auto] [--no-build] [FILTER...]
+#                                            run test/lab/*.lab.test.ts in the guest (FILTER: vitest file filters)
 #        lab.sh demo [--no-build]            stream live decoded samples from an ovn-kubernetes-shaped node
 #        lab.sh shell [--no-build]           interactive guest shell (the project is at /lab/project)
 #        lab.sh image                        build or refresh the cached guest image only
@@ -19,23 +20,25 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/payload.sh"
 . "$HERE/boot.sh"
 
-usage() { sed -n '6,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=${1:-}
 shift || true
 auto=false build=true
+LAB_VITEST_FILTERS=()
 for arg in "$@"; do
     case $arg in
         --auto) auto=true ;;
         --no-build) build=false ;;
-        *) usage ;;
+        -*) usage ;;
+        *) [ "$mode" = test ] || usage; LAB_VITEST_FILTERS+=("$arg") ;;
     esac
 done
 case $mode in test | demo | shell | image) ;; *) usage ;; esac
 
 if $auto; then
     if [ "$(id -u)" -ne 0 ]; then
-        lab_say "lab tests SKIPPED: they need root (debootstrap, chroot, netns in the guest image build); run 'sudo npm run test:lab'"
+        lab_say "lab tests SKIPPED: they need root (debootstrap and chroot build the guest image); run 'sudo npm run test:lab'"
         exit 0
     fi
     if ! command -v qemu-system-x86_64 >/dev/null; then

@@ -18,6 +18,7 @@ lab_build_payload() {
             cp -a "$LAB_ROOT/$item" "$stage/project/$item"
     done
     cp -a "$LAB_ROOT"/build/Release/*.node "$stage/project/build/Release/" 2>/dev/null || true
+    printf '%s\n' "${LAB_VITEST_FILTERS[@]}" >"$stage/vitest-filters"
     size_mb=$(( $(du -sm "$stage" | cut -f1) * 3 / 2 + 128 ))
     mkfs.ext4 -q -F -L ovnpsample-pay -E root_owner=0:0 -d "$stage" "$LAB_WORK/payload.ext4" "${size_mb}M"
     rm -rf "$stage"

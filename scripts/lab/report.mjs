@@ -28,11 +28,13 @@ const results = JSON.parse(raw);
 const counts = { passed: 0, failed: 0, skipped: 0 };
 for (const file of results.testResults ?? []) {
   const name = file.name.replace(/^.*\/test\/lab\//, 'test/lab/');
-  if ((file.assertionResults ?? []).length === 0 && file.status === 'failed') {
+  const tests = file.assertionResults ?? [];
+  // A failing beforeAll fails the file and leaves its tests merely skipped: count the file.
+  if (file.status === 'failed' && !tests.some((test) => test.status === 'failed')) {
     counts.failed += 1;
-    console.log(`FAIL  ${name}: ${file.message || 'the file failed before any test ran'}`);
+    console.log(`FAIL  ${name}: ${(file.message || 'the file failed outside its tests').split('\n')[0]}`);
   }
-  for (const test of file.assertionResults ?? []) {
+  for (const test of tests) {
     const status = test.status === 'passed' ? 'PASS' : test.status === 'failed' ? 'FAIL' : 'SKIP';
     if (status === 'PASS') counts.passed += 1;
     else if (status === 'FAIL') counts.failed += 1;

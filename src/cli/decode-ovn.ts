@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { OvsdbConnectionError } from '../errors';
-import { parseCookieHex, type ObservationIds } from '../ovn/cookie';
+import { formatCookieHex, parseCookieHex, type ObservationIds } from '../ovn/cookie';
 import { OvnSampleDecoder } from '../ovn/decoder';
 import type { OvnSampleEvent } from '../ovn/event';
 import { formatOvnEvent } from '../ovn/event-text';
@@ -75,6 +75,6 @@ export interface DecodeCookieOptions extends OvnRemoteOptions {
 export async function decodeCookieCommand(options: DecodeCookieOptions): Promise<string> {
   const ids = parseCookieHex(options.cookie);
   const event = await withOvnDecoder(options, (decoder) => decoder.decode(ids.obsDomainId, ids.obsPointId));
-  const cookie = `${ids.obsDomainId.toString(16).padStart(8, '0')}${ids.obsPointId.toString(16).padStart(8, '0')}`;
+  const cookie = formatCookieHex(ids);
   return options.format === 'text' ? `cookie ${cookie}\n${formatOvnEvent(event)}` : JSON.stringify({ cookie, event });
 }

@@ -57,6 +57,7 @@ export async function listen(
   process.once('SIGTERM', stop);
   const timer =
     options.duration === undefined ? undefined : setTimeout(stop, positiveInteger('--duration', options.duration) * 1000);
+  writeError(`ovn-psample: listening (netlink family ${socket.familyId}, multicast group ${socket.groupId})`);
   socket.on('drop', (drop) => writeError(`ovn-psample: ${drop.count} ${drop.kind} drop(s), ${drop.total} in all`));
   let shown = 0;
   try {

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import nodeGypBuild from 'node-gyp-build';
 
+import type { PsampleStats } from '../psample/types';
+
 /** Shapes of the C++ addon (native/addon.cc); only src/psample talks to it. */
 export interface NativeReaderOptions {
   protocol: 'kernel' | 'generic' | 'usersock';
@@ -22,28 +24,15 @@ export interface NativeReaderInfo {
   receiveBufferBytes: number;
 }
 
-export interface NativeReaderStats {
-  received: number;
-  datagrams: number;
-  kernelDrops: number;
-  enobufs: number;
-  queueDrops: number;
-  malformed: number;
-  unknownAttributes: number;
-  foreign: number;
-  rejectedSender: number;
-  swappedLayout: number;
-  filteredOut: number;
-  controlMessages: number;
-  queued: number;
-  failureErrno: number;
-}
+/** The public counters plus the errno the reader thread stopped on (0 while healthy). */
+export type NativeReaderStats = PsampleStats & { failureErrno: number };
 
 /** Flattened batches: [records, payload, count, records, payload, count, ...]. */
 export type NativeBatches = Array<ArrayBuffer | number>;
 
 export interface NativeReader {
-  take(): NativeBatches;
+  /** Takes queued batches; writes [kernel drops, queue drops, failure errno] into `counters`. */
+  take(counters: Float64Array): NativeBatches;
   stats(): NativeReaderStats;
   info(): NativeReaderInfo;
   close(): void;

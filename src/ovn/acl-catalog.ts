@@ -2,168 +2,174 @@ import type { TableCache } from '../ovsdb/cache';
 import type { Row } from '../ovsdb/row';
 import type { OvnAclInfo, OvnAclVerdict } from './event';
 import { aclMessage, policyOwner } from './owner';
+import { PointIdMemory } from './point-id-memory';
 import { mapColumn, numberColumn, stringColumn } from './row-values';
 
-/** How many point ids of changed or deleted ACLs are remembered to explain stale samples. */
-const REMEMBERED_POINT_IDS = 65_536;
+/** Which point id space a sample's obs_point_id is in: a Sample's metadata (per app) or an ACL label. */
+export type PointIdKind = 'sample_new' | 'sample_est' | 'label';
 
-interface AclEntry {
+const KINDS: readonly PointIdKind[] = ['sample_new', 'sample_est', 'label'];
+const NO_ROWS: readonly Row[] = Object.freeze([]);
+
+/** The ACLs a point id leads to: the first one's verdict, and the others' uuids. */
+export interface AclMatch {
   readonly verdict: OvnAclVerdict;
-  /** Observation point ids that lead to this ACL: its Samples' metadata, or its label. */
-  readonly samplePointIds: readonly number[];
-  readonly label: number;
-}
-
-/** A bounded memory of what point ids meant, oldest forgotten first. */
-class PointIdMemory {
-  private readonly verdicts = new Map<number, OvnAclVerdict>();
-
-  remember(pointId: number, verdict: OvnAclVerdict): void {
-    this.verdicts.delete(pointId);
-    this.verdicts.set(pointId, verdict);
-    if (this.verdicts.size > REMEMBERED_POINT_IDS) {
-      const oldest = this.verdicts.keys().next();
-      if (oldest.done !== true) {
-        this.verdicts.delete(oldest.value);
-      }
-    }
-  }
-
-  recall(pointId: number): OvnAclVerdict | undefined {
-    return this.verdicts.get(pointId);
-  }
+  /** Further ACLs sharing the point id (ovn-kubernetes gives identical ACLs one Sample). */
+  readonly otherAcls: readonly string[] | undefined;
 }
 
 /**
- * Every northbound ACL's verdict (message, owner, ACL fields), computed once per ACL change so
- * that decoding a sample only looks things up. ACL and Sample rows of one transaction arrive in
- * either order, so changed ACLs are recomputed at the end of each update batch.
+ * Finds the ACLs behind a point id through the cache's own indexes (Sample.metadata, then
+ * ACL.sample_new / sample_est / label) and keeps the answer, with each sampled ACL's verdict
+ * (message, owner, ACL fields), until ACLs or Samples change: a repeated point id costs one map
+ * lookup, and ACLs that are never sampled cost no memory beyond the cache.
+ * When an ACL changes or goes away, the verdicts of the point ids it gives up are remembered:
+ * conntrack keeps tagging established connections with them.
  */
 export class AclCatalog {
   private readonly nb: TableCache;
-  private readonly entries = new Map<string, AclEntry>();
-  private readonly dirty = new Set<string>();
+  private readonly verdicts = new Map<string, OvnAclVerdict>();
+  /** Point ids seen in samples since the last ACL or Sample change, answered with one lookup. */
+  private readonly hot: Record<PointIdKind, Map<number, AclMatch>> = { sample_new: new Map(), sample_est: new Map(), label: new Map() };
+  /** Samples deleted in the update being applied, whose ACL change may come later in it. */
+  private readonly samplesLeaving = new Map<string, number>();
   private readonly formerSamples = new PointIdMemory();
   private readonly formerLabels = new PointIdMemory();
 
   constructor(nb: TableCache) {
     this.nb = nb;
     nb.on('change', (table, uuid, oldRow, newRow) => {
+      if (table !== 'ACL' && table !== 'Sample') {
+        return;
+      }
+      for (const kind of KINDS) {
+        // Map.clear() allocates a fresh table even when empty; initial syncs change every row.
+        if (this.hot[kind].size > 0) {
+          this.hot[kind].clear();
+        }
+      }
       if (table === 'ACL') {
-        this.dirty.add(uuid);
-      } else if (table === 'Sample') {
-        this.markSampleUsers(oldRow ?? newRow);
+        this.aclChanged(uuid, oldRow, newRow);
+      } else if (oldRow !== undefined && newRow === undefined) {
+        const metadata = numberColumn(oldRow, 'metadata');
+        if (metadata !== undefined) {
+          this.samplesLeaving.set(uuid, metadata);
+        }
       }
     });
-    nb.on('batch', () => this.refresh());
-    for (const row of nb.table('ACL').values()) {
-      this.dirty.add(row._uuid);
+    nb.on('batch', () => this.samplesLeaving.clear());
+  }
+
+  /** The live ACLs behind a sample's point id, or undefined when none has it. */
+  match(kind: PointIdKind, pointId: number): AclMatch | undefined {
+    const known = this.hot[kind].get(pointId);
+    if (known !== undefined) {
+      return known;
     }
-    this.refresh();
+    const acls = this.matching(kind, pointId);
+    const first = acls[0];
+    if (first === undefined) {
+      return undefined;
+    }
+    const found: AclMatch = Object.freeze({
+      verdict: this.verdict(first),
+      otherAcls: acls.length > 1 ? Object.freeze(acls.slice(1).map((acl) => acl._uuid)) : undefined,
+    });
+    this.hot[kind].set(pointId, found);
+    return found;
   }
 
-  /** The verdict of a live ACL. */
-  verdict(aclUuid: string): OvnAclVerdict | undefined {
-    return this.entries.get(aclUuid)?.verdict;
-  }
-
-  /** Live ACLs whose sample_new (or sample_est) Sample has this metadata. */
-  aclsForSample(column: 'sample_new' | 'sample_est', pointId: number): { sampleFound: boolean; acls: readonly Row[] } {
+  private matching(kind: PointIdKind, pointId: number): readonly Row[] {
+    const acls = this.nb.table('ACL');
+    if (kind === 'label') {
+      // ovn-northd treats label 0 as "no label".
+      return pointId === 0 ? NO_ROWS : acls.lookup('label', pointId);
+    }
     const samples = this.nb.table('Sample').lookup('metadata', pointId);
-    if (samples.length === 0) {
-      return { sampleFound: false, acls: [] };
+    // Sample.metadata is a unique index: one Sample is the rule, and its bucket needs no copy.
+    return samples.length === 1 ? acls.lookup(kind, samples[0]!._uuid) : samples.flatMap((sample) => acls.lookup(kind, sample._uuid));
+  }
+
+  /** Whether a Sample with this metadata exists (an ACL may still not use it for that app). */
+  hasSample(pointId: number): boolean {
+    return this.nb.table('Sample').lookup('metadata', pointId).length > 0;
+  }
+
+  /** The verdict of a live ACL, computed on its first sample after each change. */
+  private verdict(acl: Row): OvnAclVerdict {
+    let verdict = this.verdicts.get(acl._uuid);
+    if (verdict === undefined) {
+      verdict = describeAcl(acl);
+      this.verdicts.set(acl._uuid, verdict);
     }
-    const acls: Row[] = [];
-    for (const sample of samples) {
-      acls.push(...this.nb.table('ACL').lookup(column, sample._uuid));
-    }
-    return { sampleFound: true, acls };
+    return verdict;
   }
 
-  /** Live ACLs with this label (ovn-northd then uses the label as the point id). */
-  aclsForLabel(label: number): readonly Row[] {
-    return label === 0 ? [] : this.nb.table('ACL').lookup('label', label);
+  /** The verdict of the live ACL with this uuid, if there is one. */
+  verdictOf(aclUuid: string): OvnAclVerdict | undefined {
+    const acl = this.nb.table('ACL').get(aclUuid);
+    return acl === undefined ? undefined : this.verdict(acl);
   }
 
-  /** What a Sample metadata meant before its ACL changed or went away. */
-  formerSampleVerdict(pointId: number): OvnAclVerdict | undefined {
-    return this.formerSamples.recall(pointId);
+  /** What a Sample metadata or a label meant before its ACL changed or went away. */
+  formerVerdict(kind: PointIdKind, pointId: number): OvnAclVerdict | undefined {
+    return kind === 'label' ? this.formerLabels.recall(pointId) : this.formerSamples.recall(pointId);
   }
 
-  formerLabelVerdict(label: number): OvnAclVerdict | undefined {
-    return this.formerLabels.recall(label);
-  }
-
-  private markSampleUsers(sample: Row | undefined): void {
-    if (sample === undefined) {
+  private aclChanged(uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void {
+    const before = this.verdicts.get(uuid);
+    this.verdicts.delete(uuid);
+    if (oldRow === undefined) {
       return;
     }
-    for (const column of ['sample_new', 'sample_est']) {
-      for (const acl of this.nb.table('ACL').lookup(column, sample._uuid)) {
-        this.dirty.add(acl._uuid);
+    let oldVerdict = before;
+    let sameMeaning: boolean | undefined;
+    for (const kind of KINDS) {
+      const oldPoint = this.pointId(oldRow, kind);
+      if (oldPoint === undefined) {
+        continue;
+      }
+      oldVerdict ??= describeAcl(oldRow);
+      sameMeaning ??= newRow !== undefined && describeAcl(newRow).message === oldVerdict.message;
+      // A new Sample may be inserted later in this update: then the id is remembered needlessly, which is harmless.
+      if (!sameMeaning || newRow === undefined || this.pointId(newRow, kind) !== oldPoint) {
+        (kind === 'label' ? this.formerLabels : this.formerSamples).remember(oldPoint, oldVerdict);
       }
     }
   }
 
-  private refresh(): void {
-    for (const uuid of this.dirty) {
-      const before = this.entries.get(uuid);
-      const row = this.nb.table('ACL').get(uuid);
-      const after = row === undefined ? undefined : this.describe(row);
-      if (after === undefined) {
-        this.entries.delete(uuid);
-      } else {
-        this.entries.set(uuid, after);
-      }
-      if (before !== undefined) {
-        this.rememberDropped(before, after);
-      }
+  private pointId(acl: Row, kind: PointIdKind): number | undefined {
+    if (kind === 'label') {
+      const label = numberColumn(acl, 'label');
+      return label === 0 ? undefined : label;
     }
-    this.dirty.clear();
+    const sampleUuid = stringColumn(acl, kind);
+    if (sampleUuid === undefined) {
+      return undefined;
+    }
+    const sample = this.nb.table('Sample').get(sampleUuid);
+    return sample === undefined ? this.samplesLeaving.get(sampleUuid) : numberColumn(sample, 'metadata');
   }
+}
 
-  private rememberDropped(before: AclEntry, after: AclEntry | undefined): void {
-    for (const pointId of before.samplePointIds) {
-      if (after === undefined || !after.samplePointIds.includes(pointId) || after.verdict.message !== before.verdict.message) {
-        this.formerSamples.remember(pointId, before.verdict);
-      }
-    }
-    if (before.label !== 0 && (after === undefined || after.label !== before.label || after.verdict.message !== before.verdict.message)) {
-      this.formerLabels.remember(before.label, before.verdict);
-    }
-  }
-
-  private describe(row: Row): AclEntry {
-    const externalIds = mapColumn(row, 'external_ids');
-    const name = stringColumn(row, 'name');
-    const action = stringColumn(row, 'action') ?? '';
-    const label = numberColumn(row, 'label') ?? 0;
-    const acl: OvnAclInfo = Object.freeze({
-      uuid: row._uuid,
-      ...(name === undefined ? {} : { name }),
-      priority: numberColumn(row, 'priority') ?? 0,
-      direction: stringColumn(row, 'direction') ?? '',
-      match: stringColumn(row, 'match') ?? '',
-      action,
-      tier: numberColumn(row, 'tier') ?? 0,
-      label,
-    });
-    const owner = policyOwner(externalIds);
-    const verdict: OvnAclVerdict = Object.freeze({
-      message: aclMessage(action, owner, acl),
-      action,
-      ...(owner === undefined ? {} : { owner: Object.freeze(owner) }),
-      acl,
-    });
-    const samplePointIds: number[] = [];
-    for (const column of ['sample_new', 'sample_est']) {
-      const sampleUuid = stringColumn(row, column);
-      const sample = sampleUuid === undefined ? undefined : this.nb.table('Sample').get(sampleUuid);
-      const metadata = sample === undefined ? undefined : numberColumn(sample, 'metadata');
-      if (metadata !== undefined && !samplePointIds.includes(metadata)) {
-        samplePointIds.push(metadata);
-      }
-    }
-    return { verdict, samplePointIds, label };
-  }
+function describeAcl(row: Row): OvnAclVerdict {
+  const name = stringColumn(row, 'name');
+  const action = stringColumn(row, 'action') ?? '';
+  const acl: OvnAclInfo = Object.freeze({
+    uuid: row._uuid,
+    ...(name === undefined ? {} : { name }),
+    priority: numberColumn(row, 'priority') ?? 0,
+    direction: stringColumn(row, 'direction') ?? '',
+    match: stringColumn(row, 'match') ?? '',
+    action,
+    tier: numberColumn(row, 'tier') ?? 0,
+    label: numberColumn(row, 'label') ?? 0,
+  });
+  const owner = policyOwner(mapColumn(row, 'external_ids'));
+  return Object.freeze({
+    message: aclMessage(action, owner, acl),
+    action,
+    ...(owner === undefined ? {} : { owner: Object.freeze(owner) }),
+    acl,
+  });
 }

@@ -27,6 +27,16 @@ export function observationIdsFromCookie(cookie: Uint8Array): ObservationIds | u
   return { obsDomainId: view.getUint32(0, false), obsPointId: view.getUint32(4, false) };
 }
 
+/** A u32 as 8 hex digits, the way cookies and UUID prefixes are written. */
+export function hex32(value: number): string {
+  return (value >>> 0).toString(16).padStart(8, '0');
+}
+
+/** The cookie as 16 hex digits, the form parseCookieHex() reads back. */
+export function formatCookieHex(ids: ObservationIds): string {
+  return hex32(ids.obsDomainId) + hex32(ids.obsPointId);
+}
+
 /** Parses a cookie typed by a user: 16 hex digits, optionally with 0x and ':', '-', '.' or spaces between bytes. */
 export function parseCookieHex(text: string): ObservationIds {
   const digits = text.trim().replace(/^0x/i, '').replace(/[\s:.-]/g, '');

@@ -20,7 +20,8 @@ export class DatapathDirectory {
     this.sb = sb;
     this.hasRouters = nb.monitoredColumns().has('Logical_Router');
     const forget = (table: string): void => {
-      if (table === 'Logical_Switch' || table === 'Logical_Router' || table === 'Datapath_Binding') {
+      // Map.clear() allocates a fresh table even when empty, and initial syncs change every row.
+      if (this.resolved.size > 0 && (table === 'Logical_Switch' || table === 'Logical_Router' || table === 'Datapath_Binding')) {
         this.resolved.clear();
       }
     };

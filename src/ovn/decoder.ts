@@ -2,14 +2,23 @@ import { EventEmitter } from 'node:events';
 import { OvnSchemaUnsupportedError } from '../errors';
 import { TableCache, type CacheSelection } from '../ovsdb/cache';
 import { OvsdbClient, type OvsdbClientOptions, type OvsdbStatus } from '../ovsdb/client';
-import type { Row } from '../ovsdb/row';
 import type { DatabaseSchema } from '../ovsdb/schema';
 import type { PsampleMessage } from '../psample/types';
-import { AclCatalog } from './acl-catalog';
-import { observationIdsFromCookie, splitObservationDomain } from './cookie';
+import { AclCatalog, type PointIdKind } from './acl-catalog';
+import { hex32, observationIdsFromCookie, splitObservationDomain } from './cookie';
 import { DatapathDirectory } from './datapath-directory';
 import { DecodeCounters, type OvnDecoderStats } from './decode-stats';
-import type { OvnAclVerdict, OvnDatapathInfo, OvnSampleApp, OvnSampleEvent, OvnStageHint } from './event';
+import type {
+  OvnAclVerdict,
+  OvnDatapathInfo,
+  OvnLogicalFlowInfo,
+  OvnSampleApp,
+  OvnSampleEvent,
+  OvnSampleStatus,
+  OvnStageHint,
+  OvnStaleReason,
+  OvnUnknownReason,
+} from './event';
 import { LogicalFlowDirectory } from './flow-directory';
 import { SamplingApps } from './sampling-apps';
 import { northboundSelection, southboundSelection } from './selection';
@@ -49,7 +58,6 @@ interface Resolvers {
   readonly apps: SamplingApps;
   readonly datapaths: DatapathDirectory;
   readonly flows: LogicalFlowDirectory | undefined;
-  readonly hints: StageHintIndex;
 }
 
 interface Base {
@@ -68,6 +76,8 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   private readonly options: OvnSampleDecoderOptions | undefined;
   private readonly counters = new DecodeCounters();
   private readonly ownedClients: OvsdbClient[] = [];
+  /** Listeners put on clients the caller owns, taken off again on close(). */
+  private readonly detachers: (() => void)[] = [];
   private resolvers: Resolvers | undefined;
   private synced = false;
   private starting: Promise<void> | undefined;
@@ -87,9 +97,19 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     }
   }
 
-  /** Connects (when given remotes), mirrors the databases and resolves after their initial sync. */
+  /**
+   * Connects (when given remotes), mirrors the databases and resolves after their initial sync.
+   * On failure what was opened is closed again, and start() may be retried.
+   */
   start(): Promise<void> {
-    this.starting ??= this.options === undefined ? Promise.resolve() : this.connectAndSync(this.options);
+    this.starting ??=
+      this.options === undefined
+        ? Promise.resolve()
+        : this.connectAndSync(this.options).catch(async (error: unknown) => {
+            this.starting = undefined;
+            await this.close();
+            throw error;
+          });
     return this.starting;
   }
 
@@ -99,15 +119,14 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     const { appId, datapathKey } = splitObservationDomain(domain);
     const resolvers = this.resolvers;
     if (resolvers === undefined || !this.synced) {
-      return this.counters.count({
-        status: 'unknown',
-        reason: 'not-synced',
-        obsDomainId: domain,
-        obsPointId: point,
-        appId,
-        message: 'The OVN databases are not synced yet: await decoder.start() before decoding.',
-        datapath: { key: datapathKey },
-      });
+      const unsynced: Base = { obsDomainId: domain, obsPointId: point, appId, datapath: { key: datapathKey } };
+      return this.counters.count(
+        makeEvent(unsynced, {
+          status: 'unknown',
+          reason: 'not-synced',
+          message: 'The OVN databases are not synced yet: await decoder.start() before decoding.',
+        }),
+      );
     }
     const base: Base = { obsDomainId: domain, obsPointId: point, appId, datapath: resolvers.datapaths.resolve(datapathKey) };
     if (appId === 0) {
@@ -121,12 +140,13 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
       case 'drop':
         return this.counters.count(this.decodeDrop(resolvers, base));
       default:
-        return this.counters.count({
-          ...base,
-          status: 'unknown',
-          reason: 'unknown-app',
-          message: `No Sampling_App has id ${appId}: not an OVN sample, or sampling apps were reconfigured.`,
-        });
+        return this.counters.count(
+          makeEvent(base, {
+            status: 'unknown',
+            reason: 'unknown-app',
+            message: `No Sampling_App has id ${appId}: not an OVN sample, or sampling apps were reconfigured.`,
+          }),
+        );
     }
   }
 
@@ -134,15 +154,13 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   decodeCookie(cookie: Uint8Array): OvnSampleEvent {
     const ids = observationIdsFromCookie(cookie);
     if (ids === undefined) {
-      return this.counters.count({
-        status: 'unknown',
-        reason: 'not-ovn-cookie',
-        obsDomainId: 0,
-        obsPointId: 0,
-        appId: 0,
-        message: `The sample's cookie has ${cookie.byteLength} bytes, not the 8 of an OVS sample.`,
-        datapath: { key: 0 },
-      });
+      return this.counters.count(
+        makeEvent(NO_COOKIE, {
+          status: 'unknown',
+          reason: 'not-ovn-cookie',
+          message: `The sample's cookie has ${cookie.byteLength} bytes, not the 8 of an OVS sample.`,
+        }),
+      );
     }
     return this.decode(ids.obsDomainId, ids.obsPointId);
   }
@@ -158,6 +176,9 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   /** Closes the connections the decoder opened itself; clients passed in stay open. */
   async close(): Promise<void> {
     this.synced = false;
+    for (const detach of this.detachers.splice(0)) {
+      detach();
+    }
     const clients = this.ownedClients.splice(0);
     await Promise.all(clients.map((client) => client.close()));
   }
@@ -192,35 +213,40 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
       });
       this.ownedClients.push(client);
     }
-    client.on('status', (status) => this.emit('status', name, status));
-    client.on('error', (error) => {
+    const onStatus = (status: OvsdbStatus): void => {
+      this.emit('status', name, status);
+    };
+    const onError = (error: Error): void => {
       if (this.listenerCount('error') > 0) {
         this.emit('error', error);
       }
+    };
+    client.on('status', onStatus);
+    client.on('error', onError);
+    this.detachers.push(() => {
+      client.off('status', onStatus);
+      client.off('error', onError);
     });
     return { client, schema: await client.getSchema(name) };
   }
 
   private decodeAcl(resolvers: Resolvers, base: Base, app: Exclude<OvnSampleApp, 'drop'>): OvnSampleEvent {
     const point = base.obsPointId;
-    const { sampleFound, acls } =
-      app === 'acl-label'
-        ? { sampleFound: true, acls: resolvers.catalog.aclsForLabel(point) }
-        : resolvers.catalog.aclsForSample(app === 'acl-new' ? 'sample_new' : 'sample_est', point);
-    const verdict = firstVerdict(resolvers.catalog, acls);
-    if (verdict !== undefined) {
-      return {
-        ...base,
+    const kind: PointIdKind = app === 'acl-label' ? 'label' : app === 'acl-new' ? 'sample_new' : 'sample_est';
+    const found = resolvers.catalog.match(kind, point);
+    if (found !== undefined) {
+      return makeEvent(base, {
         status: 'decoded',
         app,
-        ...verdictFields(verdict),
-        ...(acls.length > 1 ? { otherAcls: acls.slice(1).map((acl) => acl._uuid) } : {}),
-      };
+        message: found.verdict.message,
+        verdict: found.verdict,
+        otherAcls: found.otherAcls,
+      });
     }
-    const previous = app === 'acl-label' ? resolvers.catalog.formerLabelVerdict(point) : resolvers.catalog.formerSampleVerdict(point);
-    const missing = app === 'acl-label' ? `no ACL has label ${point}` : sampleFound ? `no ACL uses the Sample with metadata ${point} for ${app === 'acl-new' ? 'sample_new' : 'sample_est'}` : `no Sample has metadata ${point}`;
-    return {
-      ...base,
+    const sampleFound = kind === 'label' || resolvers.catalog.hasSample(point);
+    const previous = resolvers.catalog.formerVerdict(kind, point);
+    const missing = kind === 'label' ? `no ACL has label ${point}` : sampleFound ? `no ACL uses the Sample with metadata ${point} as ${kind}` : `no Sample has metadata ${point}`;
+    return makeEvent(base, {
       status: 'stale',
       reason: sampleFound ? 'acl-not-found' : 'sample-not-found',
       app,
@@ -228,55 +254,88 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
         previous === undefined
           ? `Stale sample: ${missing} (its ACL was updated or deleted, or is not in the database yet).`
           : `${previous.message} (stale: ${missing}; the ACL was updated or deleted since the connection started)`,
-      ...(previous === undefined ? {} : { previous }),
-    };
+      previous,
+    });
   }
 
   private decodeDrop(resolvers: Resolvers, base: Base): OvnSampleEvent {
     if (resolvers.flows === undefined) {
-      return {
-        ...base,
+      return makeEvent(base, {
         status: 'unknown',
         reason: 'no-southbound',
         app: 'drop',
         action: 'drop',
         message: 'Dropped by an OVN logical flow; naming it needs the southbound database (--sb).',
-      };
+      });
     }
     const binding = resolvers.datapaths.binding(base.datapath.key);
     const flow = resolvers.flows.find(base.obsPointId, binding?._uuid);
     if (flow === undefined) {
-      return {
-        ...base,
+      return makeEvent(base, {
         status: 'stale',
         reason: 'flow-not-found',
         app: 'drop',
         action: 'drop',
         message: `Dropped by an OVN logical flow that no longer exists (no Logical_Flow UUID starts with ${hex32(base.obsPointId)}).`,
-      };
+      });
     }
-    const hintedAcl = flow.hint?.table === 'ACL' && flow.hint.uuid !== undefined ? resolvers.catalog.verdict(flow.hint.uuid) : undefined;
+    const hintedAcl = flow.hint?.table === 'ACL' && flow.hint.uuid !== undefined ? resolvers.catalog.verdictOf(flow.hint.uuid) : undefined;
     const aclExplains = hintedAcl !== undefined && hintedAcl.owner !== undefined && (hintedAcl.action === 'drop' || hintedAcl.action === 'reject');
-    return {
-      ...base,
+    return makeEvent(base, {
       status: 'decoded',
       app: 'drop',
-      ...(hintedAcl === undefined ? {} : verdictFields(hintedAcl)),
       action: 'drop',
       message: aclExplains ? hintedAcl.message : flowMessage(flow.stage, flow.source, flow.hint),
+      verdict: hintedAcl,
       flow,
-    };
+    });
   }
 }
 
+const NO_COOKIE: Base = Object.freeze({ obsDomainId: 0, obsPointId: 0, appId: 0, datapath: Object.freeze({ key: 0 }) });
+
+interface EventParts {
+  readonly status: OvnSampleStatus;
+  readonly reason?: OvnStaleReason | OvnUnknownReason;
+  readonly app?: OvnSampleApp;
+  readonly message: string;
+  /** Owner and ACL fields; its action unless `action` overrides it. */
+  readonly verdict?: OvnAclVerdict | undefined;
+  readonly action?: string;
+  readonly otherAcls?: readonly string[] | undefined;
+  readonly flow?: OvnLogicalFlowInfo;
+  readonly previous?: OvnAclVerdict | undefined;
+}
+
+/**
+ * Every event has the same keys in the same order (absent ones undefined, which JSON omits):
+ * one object shape keeps the per-sample path monomorphic and free of object spreads.
+ */
+function makeEvent(base: Base, parts: EventParts): OvnSampleEvent {
+  return {
+    status: parts.status,
+    reason: parts.reason,
+    obsDomainId: base.obsDomainId,
+    obsPointId: base.obsPointId,
+    appId: base.appId,
+    app: parts.app,
+    message: parts.message,
+    action: parts.action ?? parts.verdict?.action,
+    owner: parts.verdict?.owner,
+    acl: parts.verdict?.acl,
+    otherAcls: parts.otherAcls,
+    flow: parts.flow,
+    datapath: base.datapath,
+    previous: parts.previous,
+  };
+}
+
 function buildResolvers(nbCache: TableCache, sbCache: TableCache | undefined): Resolvers {
-  const hints = new StageHintIndex(nbCache);
   return {
     catalog: new AclCatalog(nbCache),
     apps: new SamplingApps(nbCache),
     datapaths: new DatapathDirectory(nbCache, sbCache),
-    flows: sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, hints),
-    hints,
+    flows: sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, new StageHintIndex(nbCache)),
   };
 }
 
@@ -298,25 +357,6 @@ function assertSelection(cache: TableCache, selection: CacheSelection): void {
   }
 }
 
-function firstVerdict(catalog: AclCatalog, acls: readonly Row[]): OvnAclVerdict | undefined {
-  for (const acl of acls) {
-    const verdict = catalog.verdict(acl._uuid);
-    if (verdict !== undefined) {
-      return verdict;
-    }
-  }
-  return undefined;
-}
-
-function verdictFields(verdict: OvnAclVerdict): Pick<OvnSampleEvent, 'message' | 'action' | 'owner' | 'acl'> {
-  return {
-    message: verdict.message,
-    action: verdict.action,
-    ...(verdict.owner === undefined ? {} : { owner: verdict.owner }),
-    acl: verdict.acl,
-  };
-}
-
 function flowMessage(stage: string | undefined, source: string | undefined, hint: OvnStageHint | undefined): string {
   const where = [stage === undefined ? 'an OVN logical flow' : `OVN logical flow in stage ${stage}`, source === undefined ? '' : ` (${source})`].join('');
   if (hint === undefined) {
@@ -324,8 +364,4 @@ function flowMessage(stage: string | undefined, source: string | undefined, hint
   }
   const about = hint.table === undefined ? `northbound row ${hint.hint}` : `${hint.table} ${hint.name ?? hint.uuid ?? hint.hint}`;
   return `Dropped by ${where}, created for ${about}`;
-}
-
-function hex32(value: number): string {
-  return value.toString(16).padStart(8, '0');
 }

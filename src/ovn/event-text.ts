@@ -1,8 +1,5 @@
+import { hex32 } from './cookie';
 import type { OvnDatapathInfo, OvnSampleEvent } from './event';
-
-function hex32(value: number): string {
-  return `0x${value.toString(16).padStart(8, '0')}`;
-}
 
 function datapathText(datapath: OvnDatapathInfo): string {
   const parts = [`key ${datapath.key}`];
@@ -34,7 +31,7 @@ function datapathText(datapath: OvnDatapathInfo): string {
 export function formatOvnEvent(event: OvnSampleEvent): string {
   const lines = [event.status === 'decoded' ? `OVN-K message: ${event.message}` : `${event.status} (${event.reason ?? 'unknown'}): ${event.message}`];
   const app = event.app === undefined ? `app ${event.appId}` : `${event.app} (app ${event.appId})`;
-  lines.push(`  sample: ${app}, obs_domain_id ${hex32(event.obsDomainId)}, obs_point_id ${event.obsPointId} (${hex32(event.obsPointId)})`);
+  lines.push(`  sample: ${app}, obs_domain_id 0x${hex32(event.obsDomainId)}, obs_point_id ${event.obsPointId} (0x${hex32(event.obsPointId)})`);
   lines.push(`  datapath: ${datapathText(event.datapath)}`);
   if (event.owner !== undefined) {
     const { type, namespace, name, direction, id } = event.owner;

@@ -4,6 +4,7 @@ import type { OvnLogicalFlowInfo } from './event';
 import { externalId } from './external-ids';
 import { mapColumn, numberColumn, stringColumn } from './row-values';
 import type { StageHintIndex } from './stage-hints';
+import { UuidBuckets } from './uuid-buckets';
 
 /** The observation point id ovn-controller gives a drop sample of a logical flow: its UUID's first 32 bits. */
 export function flowPointId(flowUuid: string): number {
@@ -17,7 +18,7 @@ export function flowPointId(flowUuid: string): number {
 export class LogicalFlowDirectory {
   private readonly sb: TableCache;
   private readonly hints: StageHintIndex;
-  private readonly byPointId = new Map<number, Set<string>>();
+  private readonly byPointId = new UuidBuckets<number>();
   private readonly described = new Map<string, { readonly hintVersion: number; readonly info: OvnLogicalFlowInfo }>();
 
   constructor(sb: TableCache, hints: StageHintIndex) {
@@ -29,22 +30,19 @@ export class LogicalFlowDirectory {
       }
       this.described.delete(uuid);
       if (oldRow === undefined && newRow !== undefined) {
-        this.add(uuid);
+        this.byPointId.add(flowPointId(uuid), uuid);
       } else if (oldRow !== undefined && newRow === undefined) {
-        this.remove(uuid);
+        this.byPointId.remove(flowPointId(uuid), uuid);
       }
     });
     for (const row of sb.table('Logical_Flow').values()) {
-      this.add(row._uuid);
+      this.byPointId.add(flowPointId(row._uuid), row._uuid);
     }
   }
 
   /** The flow behind a drop sample, preferring one of the sampled datapath. */
   find(pointId: number, datapathUuid: string | undefined): OvnLogicalFlowInfo | undefined {
     const candidates = this.byPointId.get(pointId);
-    if (candidates === undefined) {
-      return undefined;
-    }
     const flows = this.sb.table('Logical_Flow');
     let chosen: Row | undefined;
     for (const uuid of candidates) {
@@ -86,24 +84,5 @@ export class LogicalFlowDirectory {
       actions: stringColumn(row, 'actions') ?? '',
       ...(hint === undefined ? {} : { hint: this.hints.resolve(hint) }),
     };
-  }
-
-  private add(uuid: string): void {
-    const pointId = flowPointId(uuid);
-    let candidates = this.byPointId.get(pointId);
-    if (candidates === undefined) {
-      candidates = new Set();
-      this.byPointId.set(pointId, candidates);
-    }
-    candidates.add(uuid);
-  }
-
-  private remove(uuid: string): void {
-    const pointId = flowPointId(uuid);
-    const candidates = this.byPointId.get(pointId);
-    candidates?.delete(uuid);
-    if (candidates?.size === 0) {
-      this.byPointId.delete(pointId);
-    }
   }
 }

@@ -1,7 +1,8 @@
 import type { TableCache } from '../ovsdb/cache';
 import type { OvnStageHint } from './event';
-import { HINT_TABLES } from './selection';
 import { stringColumn } from './row-values';
+import { HINT_TABLES } from './selection';
+import { UuidBuckets } from './uuid-buckets';
 
 /** ovn-northd's stage-hint: the first 32 bits of a northbound row's UUID, as 8 hex digits. */
 export function stageHintOf(uuid: string): string {
@@ -11,28 +12,32 @@ export function stageHintOf(uuid: string): string {
 /** Finds the northbound row a logical flow's stage-hint names, across the tables that carry names. */
 export class StageHintIndex {
   private readonly nb: TableCache;
-  private readonly rows = new Map<string, Map<string, string>>();
+  private readonly tables: readonly string[];
+  private readonly byHint = new Map<string, UuidBuckets<string>>();
   private changes = 0;
 
   constructor(nb: TableCache) {
     this.nb = nb;
-    const tables = new Set(HINT_TABLES.filter((table) => nb.monitoredColumns().has(table)));
+    this.tables = HINT_TABLES.filter((table) => nb.monitoredColumns().has(table));
+    for (const table of this.tables) {
+      const buckets = new UuidBuckets<string>();
+      this.byHint.set(table, buckets);
+      for (const row of nb.table(table).values()) {
+        buckets.add(stageHintOf(row._uuid), row._uuid);
+      }
+    }
     nb.on('change', (table, uuid, oldRow, newRow) => {
-      if (!tables.has(table)) {
+      const buckets = this.byHint.get(table);
+      if (buckets === undefined) {
         return;
       }
       this.changes++;
       if (oldRow === undefined && newRow !== undefined) {
-        this.add(stageHintOf(uuid), uuid, table);
+        buckets.add(stageHintOf(uuid), uuid);
       } else if (oldRow !== undefined && newRow === undefined) {
-        this.remove(stageHintOf(uuid), uuid);
+        buckets.remove(stageHintOf(uuid), uuid);
       }
     });
-    for (const table of tables) {
-      for (const row of nb.table(table).values()) {
-        this.add(stageHintOf(row._uuid), row._uuid, table);
-      }
-    }
   }
 
   /** Grows with every change of a named row, so answers derived from resolve() know when to expire. */
@@ -42,31 +47,16 @@ export class StageHintIndex {
 
   /** The named row, or just the hint when no monitored row has that UUID prefix. */
   resolve(hint: string): OvnStageHint {
-    const candidates = this.rows.get(hint.toLowerCase());
-    const first = candidates?.entries().next();
-    if (first === undefined || first.done === true) {
-      return { hint };
+    const key = hint.toLowerCase();
+    for (const table of this.tables) {
+      const uuid = this.byHint.get(table)?.get(key)[0];
+      if (uuid === undefined) {
+        continue;
+      }
+      const row = this.nb.table(table).get(uuid);
+      const name = row === undefined ? undefined : stringColumn(row, 'name');
+      return name === undefined || name === '' ? { hint, table, uuid } : { hint, table, uuid, name };
     }
-    const [uuid, table] = first.value;
-    const row = this.nb.table(table).get(uuid);
-    const name = row === undefined ? undefined : stringColumn(row, 'name');
-    return name === undefined || name === '' ? { hint, table, uuid } : { hint, table, uuid, name };
-  }
-
-  private add(hint: string, uuid: string, table: string): void {
-    let candidates = this.rows.get(hint);
-    if (candidates === undefined) {
-      candidates = new Map();
-      this.rows.set(hint, candidates);
-    }
-    candidates.set(uuid, table);
-  }
-
-  private remove(hint: string, uuid: string): void {
-    const candidates = this.rows.get(hint);
-    candidates?.delete(uuid);
-    if (candidates?.size === 0) {
-      this.rows.delete(hint);
-    }
+    return { hint };
   }
 }

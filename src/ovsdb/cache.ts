@@ -1,8 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { OvsdbProtocolError, OvsdbSchemaError } from '../errors';
 import { applyDatumDiff, decodeDatum, defaultValue, valuesEqual } from './datum';
+import { objectEntries, objectSize } from './lazy-json';
 import type { Row, Value } from './row';
 import { requireColumn, requireTable, type ColumnSchema, type DatabaseSchema } from './schema';
+import { StringPool } from './string-pool';
 import { TableStore, type TableView } from './table-store';
 
 /** Which tables and columns to cache, and which columns get a secondary index. */
@@ -40,6 +42,7 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
   readonly schema: DatabaseSchema;
   readonly stats: CacheStats = { malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 };
   private readonly stores = new Map<string, TableStore>();
+  private readonly pool = new StringPool();
 
   constructor(schema: DatabaseSchema, selection: CacheSelection) {
     super();
@@ -80,7 +83,7 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
       if (existing === undefined && update.old !== undefined) {
         this.inconsistent(store, uuid, 'a modification of a row the cache does not hold');
       }
-      this.put(store, uuid, existing, buildRow(store, uuid, existing, values, 'replace'));
+      this.put(store, uuid, existing, buildRow(store, uuid, existing, values, 'replace', this.pool));
     });
   }
 
@@ -97,14 +100,14 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
           return;
         }
         const diff = expectObject(update.modify);
-        this.put(store, uuid, existing, buildRow(store, uuid, existing, diff, 'diff'));
+        this.put(store, uuid, existing, buildRow(store, uuid, existing, diff, 'diff', this.pool));
       } else {
         const values = expectObject(update.initial ?? update.insert);
         if (existing !== undefined && update.insert !== undefined) {
           this.inconsistent(store, uuid, 'an insert of a row the cache already holds');
         }
         // initial/insert omit default-valued columns, so they start from defaults, never from `existing`.
-        this.put(store, uuid, existing, buildRow(store, uuid, undefined, values, 'replace'));
+        this.put(store, uuid, existing, buildRow(store, uuid, undefined, values, 'replace', this.pool));
       }
     });
   }
@@ -139,12 +142,12 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
         continue;
       }
       if (store === undefined) {
-        this.stats.unselectedTableRows += Object.keys(rows).length;
+        this.stats.unselectedTableRows += objectSize(rows);
         continue;
       }
       const seenRows = new Set<string>();
       seen?.set(store, seenRows);
-      for (const [uuid, rowUpdate] of Object.entries(rows as Record<string, unknown>)) {
+      for (const [uuid, rowUpdate] of objectEntries(rows)) {
         seenRows.add(uuid);
         try {
           applyRow(store, uuid, rowUpdate);
@@ -212,6 +215,7 @@ function buildRow(
   base: Row | undefined,
   values: Record<string, unknown>,
   mode: 'replace' | 'diff',
+  pool: StringPool,
 ): Row {
   const row: Record<string, Value> = { _uuid: uuid };
   for (const column of store.columns) {
@@ -220,9 +224,9 @@ function buildRow(
     if (json === undefined) {
       row[column.name] = current;
     } else if (mode === 'diff') {
-      row[column.name] = applyDatumDiff(current, json, column);
+      row[column.name] = applyDatumDiff(current, json, column, pool);
     } else {
-      row[column.name] = decodeDatum(json, column);
+      row[column.name] = decodeDatum(json, column, pool);
     }
   }
   return Object.freeze(row) as Row;

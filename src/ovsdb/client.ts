@@ -18,6 +18,9 @@ import { parseSchema, type DatabaseSchema } from './schema';
 import { SERVER_DATABASE_COLUMNS, unsuitableReason, type ServerDatabaseRow } from './server-database';
 import { openStream, type SslOptions } from './transport';
 
+/** A session that lasted this long resets the backoff; shorter ones count as failed attempts. */
+const STABLE_SESSION_MS = 5000;
+
 export interface OvsdbClientOptions {
   /** Credentials for ssl: remotes; the server certificate must be signed by `ca`. */
   readonly ssl?: SslOptions;
@@ -188,6 +191,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     if (this.closed) {
       return Promise.reject(new OvsdbClosedError('Cannot monitor: the OVSDB client is closed.'));
     }
+    if (this.watches.some((watch) => watch.subscription.cache === cache)) {
+      return Promise.reject(new OvsdbSchemaError('This cache is already monitored by this client: one monitor feeds one cache.'));
+    }
     const methods = this.options.monitorMethods ?? MONITOR_METHODS;
     const subscription = new MonitorSubscription(database, cache, `${database}#${this.nextMonitorId++}`, methods);
     return new Promise<void>((resolve, reject) => {
@@ -225,10 +231,12 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     let failuresInRound = 0;
     for (let index = 0; !this.closed; index = (index + 1) % this.remotes.length) {
       const remote = this.remotes[index]!;
+      const started = Date.now();
       const { connected, error } = await this.runSession(remote);
       let retryInMs: number | undefined;
       if (!this.closed) {
-        if (connected) {
+        // A server that accepts and then drops us at once must not get a reconnection storm.
+        if (connected && Date.now() - started >= STABLE_SESSION_MS) {
           failuresInRound = 0;
           backoff.reset();
         } else {
@@ -284,7 +292,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         void this.startWatch(watch, current);
       }
       const error = await closed;
-      this.lastErrors.set(name, error ?? new OvsdbClosedError('closed'));
+      if (error !== undefined) {
+        this.lastErrors.set(name, error);
+      }
       return { connected, error };
     } catch (error) {
       const reason = error instanceof Error ? error : new Error(String(error));

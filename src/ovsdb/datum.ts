@@ -1,6 +1,10 @@
 import { OvsdbProtocolError } from '../errors';
 import type { Atom, BaseType, ColumnSchema } from './schema';
 import type { Value } from './row';
+import type { StringPool } from './string-pool';
+
+/** Map values this short are likely shared by many rows ("NetworkPolicy"), so they are interned. */
+const SHARED_VALUE_MAX_LENGTH = 32;
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 const EMPTY_SET: readonly Atom[] = Object.freeze([]);
@@ -22,28 +26,28 @@ export function defaultValue(column: ColumnSchema): Value {
 }
 
 /** Decodes an RFC 7047 <value> (atom, ["set", ...], ["map", ...]) into the column's cached form. */
-export function decodeDatum(json: unknown, column: ColumnSchema): Value {
+export function decodeDatum(json: unknown, column: ColumnSchema, pool: StringPool): Value {
   switch (column.kind) {
     case 'atom': {
-      const elements = setElements(json, column);
+      const elements = setElements(json, column, pool);
       if (elements.length !== 1) {
         throw malformed(column, 'exactly one atom');
       }
       return elements[0];
     }
     case 'optional': {
-      const elements = setElements(json, column);
+      const elements = setElements(json, column, pool);
       if (elements.length > 1) {
         throw malformed(column, 'at most one atom');
       }
       return elements[0];
     }
     case 'set': {
-      const elements = setElements(json, column);
+      const elements = setElements(json, column, pool);
       return elements.length === 0 ? EMPTY_SET : Object.freeze(elements);
     }
     case 'map': {
-      const pairs = mapPairs(json, column);
+      const pairs = mapPairs(json, column, pool);
       return pairs.size === 0 ? EMPTY_MAP : pairs;
     }
   }
@@ -55,18 +59,18 @@ export function decodeDatum(json: unknown, column: ColumnSchema): Value {
  * toggled; a map key absent before is added, a key with the same value is removed, a key with
  * another value is replaced.
  */
-export function applyDatumDiff(current: Value, diff: unknown, column: ColumnSchema): Value {
+export function applyDatumDiff(current: Value, diff: unknown, column: ColumnSchema, pool: StringPool): Value {
   switch (column.kind) {
     case 'atom':
     case 'optional':
-      return decodeDatum(diff, column);
+      return decodeDatum(diff, column, pool);
     case 'set': {
-      const toggled = toggle(current as readonly Atom[], setElements(diff, column));
+      const toggled = toggle(current as readonly Atom[], setElements(diff, column, pool));
       return toggled.length === 0 ? EMPTY_SET : Object.freeze(toggled);
     }
     case 'map': {
       const next = new Map(current as ReadonlyMap<Atom, Atom>);
-      for (const [key, value] of mapPairs(diff, column)) {
+      for (const [key, value] of mapPairs(diff, column, pool)) {
         if (!next.has(key)) {
           next.set(key, value);
         } else if (next.get(key) === value) {
@@ -130,7 +134,7 @@ function toggle(current: readonly Atom[], diff: readonly Atom[]): Atom[] {
   return [...elements];
 }
 
-function setElements(json: unknown, column: ColumnSchema): Atom[] {
+function setElements(json: unknown, column: ColumnSchema, pool: StringPool): Atom[] {
   if (Array.isArray(json) && json[0] === 'set') {
     const elements = json[1];
     if (!Array.isArray(elements)) {
@@ -138,14 +142,14 @@ function setElements(json: unknown, column: ColumnSchema): Atom[] {
     }
     const atoms = new Array<Atom>(elements.length);
     for (let i = 0; i < elements.length; i++) {
-      atoms[i] = decodeAtom(elements[i], column.type.key, column);
+      atoms[i] = decodeAtom(elements[i], column.type.key, column, pool, column.type.key.enum !== undefined);
     }
     return atoms;
   }
-  return [decodeAtom(json, column.type.key, column)];
+  return [decodeAtom(json, column.type.key, column, pool, column.type.key.enum !== undefined)];
 }
 
-function mapPairs(json: unknown, column: ColumnSchema): Map<Atom, Atom> {
+function mapPairs(json: unknown, column: ColumnSchema, pool: StringPool): Map<Atom, Atom> {
   const valueType = column.type.value;
   if (!Array.isArray(json) || json[0] !== 'map' || !Array.isArray(json[1]) || valueType === undefined) {
     throw malformed(column, '["map", [[key, value], ...]]');
@@ -155,16 +159,20 @@ function mapPairs(json: unknown, column: ColumnSchema): Map<Atom, Atom> {
     if (!Array.isArray(pair) || pair.length !== 2) {
       throw malformed(column, '["map", [[key, value], ...]]');
     }
-    pairs.set(decodeAtom(pair[0], column.type.key, column), decodeAtom(pair[1], valueType, column));
+    const value = decodeAtom(pair[1], valueType, column, pool, false);
+    pairs.set(
+      decodeAtom(pair[0], column.type.key, column, pool, true),
+      typeof value === 'string' && value.length <= SHARED_VALUE_MAX_LENGTH ? pool.intern(value) : value,
+    );
   }
   return pairs;
 }
 
-function decodeAtom(json: unknown, base: BaseType, column: ColumnSchema): Atom {
+function decodeAtom(json: unknown, base: BaseType, column: ColumnSchema, pool: StringPool, shared: boolean): Atom {
   switch (base.type) {
     case 'string':
       if (typeof json === 'string') {
-        return json;
+        return shared ? pool.intern(json) : json;
       }
       break;
     case 'integer':

@@ -1,5 +1,6 @@
-import { constants } from 'node:buffer';
 import { OvsdbProtocolError } from '../errors';
+import { parseLargeJson } from './lazy-json';
+import { MessageBuffer } from './message-buffer';
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
@@ -7,25 +8,29 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+/** Above this, a message is parsed without building its whole tree (see parseLargeJson). */
+const LARGE_MESSAGE_BYTES = 1024 * 1024;
+/** parseLargeJson keeps member offsets in Int32Arrays. */
+const MAX_MESSAGE_BYTES = 0x7fffffff;
 
 /**
  * Splits the byte stream of a JSON-RPC connection into whole JSON texts. ovsdb-server writes
  * objects back to back with no delimiter, so message ends are found by tracking nesting depth
- * outside strings. Work is linear in the bytes received: each byte is scanned once, a message is
- * copied at most once, and it is decoded as UTF-8 only when complete, so multi-byte sequences
- * split across reads are safe.
+ * outside strings. Work is linear in the bytes received: each byte is scanned once here, a message
+ * spanning reads is copied into blocks as it arrives and once more when complete, and it is
+ * decoded as UTF-8 only when complete, so multi-byte sequences split across reads are safe.
+ * Messages over 1 MiB are parsed without materializing their big row maps (see parseLargeJson).
  */
 export class JsonStreamFramer {
   /** Bytes of the message in progress that arrived in earlier chunks. */
-  private pending: Buffer[] = [];
-  private pendingBytes = 0;
+  private readonly pending = new MessageBuffer();
   private depth = 0;
   private inString = false;
   private escaped = false;
 
   constructor(
     private readonly onMessage: (message: unknown) => void,
-    private readonly maxMessageBytes: number = constants.MAX_STRING_LENGTH,
+    private readonly maxMessageBytes: number = MAX_MESSAGE_BYTES,
   ) {}
 
   /** Feeds received bytes; calls `onMessage` for each completed text. Throws OvsdbProtocolError on garbage. */
@@ -84,10 +89,8 @@ export class JsonStreamFramer {
     this.inString = inString;
     this.escaped = escaped;
     if (depth > 0) {
-      const rest = chunk.subarray(start < 0 ? 0 : start);
-      this.pending.push(rest);
-      this.pendingBytes += rest.length;
-      if (this.pendingBytes > this.maxMessageBytes) {
+      this.pending.append(chunk.subarray(start < 0 ? 0 : start));
+      if (this.pending.length > this.maxMessageBytes) {
         throw new OvsdbProtocolError(
           `An OVSDB message exceeds ${this.maxMessageBytes} bytes, more than this process can decode; monitor fewer tables or columns.`,
         );
@@ -97,23 +100,19 @@ export class JsonStreamFramer {
 
   /** Bytes buffered for an incomplete message (nonzero at end of stream means a truncated message). */
   get bufferedBytes(): number {
-    return this.pendingBytes;
+    return this.pending.length;
   }
 
   private emit(chunk: Buffer, start: number, end: number): void {
-    let bytes: Buffer;
-    if (this.pending.length === 0) {
-      bytes = chunk.subarray(start, end);
-    } else {
-      this.pending.push(chunk.subarray(0, end));
-      bytes = Buffer.concat(this.pending, this.pendingBytes + end);
-      this.pending = [];
-      this.pendingBytes = 0;
-    }
+    const bytes = this.pending.take(chunk.subarray(start, end));
     if (bytes.length > this.maxMessageBytes) {
       throw new OvsdbProtocolError(
         `An OVSDB message of ${bytes.length} bytes exceeds the ${this.maxMessageBytes}-byte limit; monitor fewer tables or columns.`,
       );
+    }
+    if (bytes.length > LARGE_MESSAGE_BYTES) {
+      this.onMessage(parseLargeJson(bytes));
+      return;
     }
     let message: unknown;
     try {

@@ -11,6 +11,12 @@ export interface JsonRpcHandlers {
   onClose(error: Error | undefined): void;
 }
 
+/**
+ * ovsdb-server answers nothing, not even echo, while it builds a large reply (seconds for a
+ * 100,000-row monitor): while a real request is outstanding, silence is tolerated this long.
+ */
+const BUSY_SERVER_GRACE_MS = 60_000;
+
 interface PendingRequest {
   readonly method: string;
   resolve(result: unknown): void;
@@ -47,7 +53,15 @@ export class JsonRpcSession {
       }
     });
     socket.on('error', (error) => this.end(new OvsdbDisconnectedError(`The OVSDB connection failed: ${error.message}`, { cause: error })));
-    socket.on('close', () => this.end(new OvsdbDisconnectedError('The OVSDB server closed the connection.')));
+    socket.on('close', () =>
+      this.end(
+        new OvsdbDisconnectedError(
+          this.framer.bufferedBytes > 0
+            ? `The OVSDB server closed the connection in the middle of a message (${this.framer.bufferedBytes} bytes received of it).`
+            : 'The OVSDB server closed the connection.',
+        ),
+      ),
+    );
     if (probeMs > 0) {
       this.probeTimer = setInterval(() => this.probe(probeMs), Math.max(10, Math.floor(probeMs / 4)));
       this.probeTimer.unref();
@@ -82,7 +96,8 @@ export class JsonRpcSession {
   private probe(probeMs: number): void {
     const now = Date.now();
     if (this.probeSentAt !== undefined) {
-      if (now - this.probeSentAt >= probeMs) {
+      const busy = [...this.pending.values()].some((request) => request.method !== 'echo');
+      if (now - this.probeSentAt >= (busy ? Math.max(probeMs, BUSY_SERVER_GRACE_MS) : probeMs)) {
         this.end(new OvsdbDisconnectedError(`The OVSDB server sent nothing for ${now - this.lastReceived} ms, not even an echo reply (inactivity probe).`));
       }
     } else if (now - this.lastReceived >= probeMs) {

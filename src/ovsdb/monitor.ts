@@ -28,7 +28,6 @@ export class MonitorSubscription {
   /** The session this subscription is active on, so it is started once per session. */
   session: JsonRpcSession | undefined;
   private lastTransactionId = NO_TRANSACTION;
-  private method: MonitorMethod | undefined;
 
   constructor(
     readonly database: string,
@@ -40,7 +39,6 @@ export class MonitorSubscription {
   /** Starts monitoring on a new session; resolves once the initial content is in the cache. */
   async start(session: JsonRpcSession, serverSchema: DatabaseSchema): Promise<MonitorSyncResult> {
     this.session = session;
-    this.method = undefined;
     const { tables, missing } = this.requestedColumns(serverSchema);
     for (const method of this.methods) {
       let reply: unknown;
@@ -52,7 +50,6 @@ export class MonitorSubscription {
         }
         throw error;
       }
-      this.method = method;
       return { method, resumed: this.applyInitial(method, reply), missing };
     }
     throw new OvsdbProtocolError(
@@ -123,9 +120,5 @@ export class MonitorSubscription {
       this.cache.applyUpdate(reply ?? {}, { snapshot: true });
     }
     return false;
-  }
-
-  get activeMethod(): MonitorMethod | undefined {
-    return this.method;
   }
 }

@@ -16,11 +16,20 @@ export interface TableView<R extends Row = Row> extends Iterable<R> {
   lookup(column: string, value: Atom): readonly R[];
 }
 
-interface IndexBucket<R> {
-  readonly rows: Map<string, R>;
+/** Where an index files the rows of one key once there are more than SMALL_BUCKET_ROWS. */
+class IndexBucket<R> {
+  readonly rows = new Map<string, R>();
   /** Built on the first lookup after a change, so lookups do not allocate on every call. */
   snapshot: readonly R[] | undefined;
 }
+
+/**
+ * Most keys (a Sample's metadata, a sample_new uuid) index one row, so small sets of rows are kept
+ * as frozen arrays, replaced on change: a Map per key would cost ~200 bytes per row.
+ */
+const SMALL_BUCKET_ROWS = 8;
+
+type IndexEntry<R> = readonly R[] | IndexBucket<R>;
 
 const NO_ROWS: readonly never[] = Object.freeze([]);
 
@@ -29,7 +38,7 @@ export class TableStore<R extends Row = Row> implements TableView<R> {
   readonly name: string;
   readonly columns: readonly ColumnSchema[];
   private readonly rows = new Map<string, R>();
-  private readonly indexes = new Map<string, Map<Atom, IndexBucket<R>>>();
+  private readonly indexes = new Map<string, Map<Atom, IndexEntry<R>>>();
 
   constructor(schema: TableSchema, columns: readonly ColumnSchema[], indexedColumns: readonly string[]) {
     this.name = schema.name;
@@ -67,12 +76,15 @@ export class TableStore<R extends Row = Row> implements TableView<R> {
         `Table "${this.name}" has no index on "${column}": list it in the selection's "indexes" for this table.`,
       );
     }
-    const bucket = index.get(value);
-    if (bucket === undefined) {
+    const entry = index.get(value);
+    if (entry === undefined) {
       return NO_ROWS;
     }
-    bucket.snapshot ??= Object.freeze([...bucket.rows.values()]);
-    return bucket.snapshot;
+    if (entry instanceof IndexBucket) {
+      entry.snapshot ??= Object.freeze([...entry.rows.values()]);
+      return entry.snapshot;
+    }
+    return entry;
   }
 
   /** Stores `row` under its uuid and returns the row it replaced. */
@@ -121,25 +133,48 @@ export class TableStore<R extends Row = Row> implements TableView<R> {
     }
   }
 
-  private file(index: Map<Atom, IndexBucket<R>>, key: Atom, uuid: string, row: R): void {
-    let bucket = index.get(key);
-    if (bucket === undefined) {
-      bucket = { rows: new Map(), snapshot: undefined };
-      index.set(key, bucket);
+  private file(index: Map<Atom, IndexEntry<R>>, key: Atom, uuid: string, row: R): void {
+    const entry = index.get(key);
+    if (entry === undefined) {
+      index.set(key, Object.freeze([row]));
+    } else if (entry instanceof IndexBucket) {
+      entry.rows.set(uuid, row);
+      entry.snapshot = undefined;
+    } else {
+      const position = entry.findIndex((filed) => filed._uuid === uuid);
+      if (position >= 0) {
+        index.set(key, Object.freeze(entry.with(position, row)));
+      } else if (entry.length < SMALL_BUCKET_ROWS) {
+        index.set(key, Object.freeze([...entry, row]));
+      } else {
+        const bucket = new IndexBucket<R>();
+        for (const filed of entry) {
+          bucket.rows.set(filed._uuid, filed);
+        }
+        bucket.rows.set(uuid, row);
+        index.set(key, bucket);
+      }
     }
-    bucket.rows.set(uuid, row);
-    bucket.snapshot = undefined;
   }
 
-  private unfile(index: Map<Atom, IndexBucket<R>>, key: Atom, uuid: string): void {
-    const bucket = index.get(key);
-    if (bucket === undefined) {
+  private unfile(index: Map<Atom, IndexEntry<R>>, key: Atom, uuid: string): void {
+    const entry = index.get(key);
+    if (entry === undefined) {
       return;
     }
-    bucket.rows.delete(uuid);
-    bucket.snapshot = undefined;
-    if (bucket.rows.size === 0) {
+    if (entry instanceof IndexBucket) {
+      entry.rows.delete(uuid);
+      entry.snapshot = undefined;
+      if (entry.rows.size === 0) {
+        index.delete(key);
+      }
+      return;
+    }
+    const remaining = entry.filter((filed) => filed._uuid !== uuid);
+    if (remaining.length === 0) {
       index.delete(key);
+    } else {
+      index.set(key, Object.freeze(remaining));
     }
   }
 }

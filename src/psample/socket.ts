@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
-import { addon, type NativeReader, type NativeReaderStats } from '../native/binding';
+import { addon, type NativeBatches, type NativeReader } from '../native/binding';
 import { readBatch } from './batch';
 import { fromNativeError, PsampleSocketError } from './errors';
 import { nativeReaderOptions } from './options';
@@ -114,6 +114,8 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   #paused = false;
   #kernelDrops = 0;
   #queueDrops = 0;
+  // Filled by each take(): kernel drops, queue drops, failure errno.
+  readonly #counters = new Float64Array(3);
 
   constructor(options: OpenPsampleOptions = {}) {
     super();
@@ -159,8 +161,8 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     this.#closed = true;
     this.#signal?.removeEventListener('abort', this.#onAbort);
     // Whatever the reader thread already queued is delivered, not silently lost.
-    this.#deliver(this.#native.take());
-    this.#reportDrops(this.#native.stats());
+    this.#deliver(this.#native.take(this.#counters));
+    this.#reportDrops();
     this.#native.close();
     for (const iterator of this.#iterators) iterator.finish();
     this.#iterators.clear();
@@ -197,13 +199,13 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   // Called by the reader thread (through a thread-safe function) when batches wait.
   readonly #onReadable = (): void => {
     if (this.#closed || this.#paused) return;
-    this.#deliver(this.#native.take());
-    const stats = this.#native.stats();
-    this.#reportDrops(stats);
-    if (stats.failureErrno !== 0) this.#fail(stats.failureErrno);
+    this.#deliver(this.#native.take(this.#counters));
+    this.#reportDrops();
+    const failure = this.#counters[2]!;
+    if (failure !== 0) this.#fail(failure);
   };
 
-  #deliver(batches: ReturnType<NativeReader['take']>): void {
+  #deliver(batches: NativeBatches): void {
     for (let i = 0; i < batches.length; i += 3) {
       readBatch(batches[i] as ArrayBuffer, batches[i + 1] as ArrayBuffer, batches[i + 2] as number, this.#dispatch);
     }
@@ -218,16 +220,18 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     for (const iterator of this.#iterators) iterator.push(message);
   };
 
-  #reportDrops(stats: NativeReaderStats): void {
-    if (stats.kernelDrops !== this.#kernelDrops) {
-      const count = stats.kernelDrops - this.#kernelDrops;
-      this.#kernelDrops = stats.kernelDrops;
-      this.emit('drop', { kind: 'kernel', count, total: stats.kernelDrops });
+  #reportDrops(): void {
+    const kernelDrops = this.#counters[0]!;
+    const queueDrops = this.#counters[1]!;
+    if (kernelDrops !== this.#kernelDrops) {
+      const count = kernelDrops - this.#kernelDrops;
+      this.#kernelDrops = kernelDrops;
+      this.emit('drop', { kind: 'kernel', count, total: kernelDrops });
     }
-    if (stats.queueDrops !== this.#queueDrops) {
-      const count = stats.queueDrops - this.#queueDrops;
-      this.#queueDrops = stats.queueDrops;
-      this.emit('drop', { kind: 'queue', count, total: stats.queueDrops });
+    if (queueDrops !== this.#queueDrops) {
+      const count = queueDrops - this.#queueDrops;
+      this.#queueDrops = queueDrops;
+      this.emit('drop', { kind: 'queue', count, total: queueDrops });
     }
   }
 

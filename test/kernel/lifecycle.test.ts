@@ -61,7 +61,7 @@ it('works in a worker thread, and the worker can be terminated with a socket ope
       { protocol: 'usersock', familyId: 34, groupId: workerData.group, config: false, listenAllNsid: false,
         receiveBufferBytes: 1 << 20, queueCapacity: 1000 },
       () => {
-        const batches = reader.take();
+        const batches = reader.take(new Float64Array(3));
         for (let i = 2; i < batches.length; i += 3) parentPort.postMessage(batches[i]);
       });
     parentPort.postMessage('ready');

@@ -7,7 +7,7 @@ import { OvsdbClient } from '../../src/ovsdb/client';
 import { TableCache } from '../../src/ovsdb/cache';
 import { parseSchema, type DatabaseSchema } from '../../src/ovsdb/schema';
 import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
+import { eventually, startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
 import { multicastNamespaceAcl, namespacePortGroupName, NorthboundTransaction, OVNK_SAMPLING_APP_IDS, sampleMetadataOf } from './support/ovnk-fixtures';
 
 async function realSchemas(): Promise<{ nb: Record<string, unknown>; sb: Record<string, unknown> }> {
@@ -82,11 +82,28 @@ describe('OvnSampleDecoder over caches the caller feeds', () => {
     expect(decoder.decode(domain, sampleMetadataOf(acl)).message).toBe('Allowed by multicast in namespace media, direction Ingress');
 
     await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'delete', table: 'Port_Group', where: [['name', '==', namespacePortGroupName('media')]] }]);
-    await new Promise<void>((resolve) => cache.on('batch', () => cache.table('ACL').size === 0 && resolve()));
-    expect(decoder.decode(domain, sampleMetadataOf(acl))).toMatchObject({
-      status: 'stale',
-      previous: { message: 'Allowed by multicast in namespace media, direction Ingress' },
-    });
+    await eventually(() =>
+      expect(decoder.decode(domain, sampleMetadataOf(acl))).toMatchObject({
+        status: 'stale',
+        previous: { message: 'Allowed by multicast in namespace media, direction Ingress' },
+      }),
+    );
     await decoder.close();
+  });
+
+  it('works over a client the caller owns, and leaves it open on close()', async () => {
+    const acl = multicastNamespaceAcl({ namespace: 'radio', direction: 'Egress' });
+    const nb = new NorthboundTransaction();
+    const collector = nb.collector({ id: 9, setId: 9 });
+    nb.portGroup({ name: namespacePortGroupName('radio'), externalIds: {}, acls: [nb.acl(acl, { collector })] });
+    await dbs.nbWriter.transact('OVN_Northbound', nb.operations);
+    const decoder = new OvnSampleDecoder({ nb: reader });
+    await decoder.start();
+    expect(decoder.decode(((OVNK_SAMPLING_APP_IDS['acl-est'] << 24) | 2) >>> 0, sampleMetadataOf(acl)).message).toBe(
+      'Allowed by multicast in namespace radio, direction Egress',
+    );
+    await decoder.close();
+    expect(reader.connected).toBe(true);
+    expect(reader.listenerCount('status')).toBe(0);
   });
 });

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCookieCommand, decodeWithOvn, DEFAULT_NB_REMOTE } from '../../src/cli/decode-ovn';
 import { OvnCookieError, OvsdbConnectionError } from '../../src/errors';
+import { formatCookieHex } from '../../src/ovn/cookie';
 import { startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
 import {
   datapathBindingOp,
@@ -19,7 +20,7 @@ const firewall = egressFirewallAcl({ namespace: 'payments', ruleIndex: 3, destin
 const UDN = 'payments.vault';
 
 function cookieHex(appId: number, datapathKey: number, pointId: number): string {
-  return (((appId << 24) | datapathKey) >>> 0).toString(16).padStart(8, '0') + pointId.toString(16).padStart(8, '0');
+  return formatCookieHex({ obsDomainId: ((appId << 24) | datapathKey) >>> 0, obsPointId: pointId });
 }
 
 describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {

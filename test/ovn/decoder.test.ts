@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OvnSampleDecoder } from '../../src/ovn/decoder';
 import type { OvnSampleEvent } from '../../src/ovn/event';
+import { formatOvnEvent } from '../../src/ovn/event-text';
 import { flowPointId } from '../../src/ovn/flow-directory';
 import type { PsampleMessage } from '../../src/psample/types';
 import { eventually, startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
@@ -301,6 +302,16 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     expect(unhinted.flow?.hint).toBeUndefined();
   });
 
+  it('renders drop and stale events as text, flow and stage-hint included', () => {
+    const drop = formatOvnEvent(decoder.decode(domain(APPS.drop, NODE_KEY), flowPointId(flows.portSecurity!))).split('\n');
+    expect(drop[0]).toBe('OVN-K message: Dropped by OVN logical flow in stage ls_in_check_port_sec (northd.c:9501), created for Logical_Switch worker-1');
+    expect(drop).toContain(`  flow: ${flows.portSecurity} ls_in_check_port_sec (northd.c:9501) ingress table 0 priority 100: vlan.present => sample(probability=65535,collector_set=42,obs_domain=${APPS.drop},obs_point=$cookie); /* drop */`);
+    expect(drop).toContain(`  stage-hint: ${uuids.nodeSwitch!.slice(0, 8)} Logical_Switch worker-1`);
+    const stale = formatOvnEvent(decoder.decode(domain(APPS['acl-new'], NODE_KEY), 4242)).split('\n');
+    expect(stale[0]).toMatch(/^stale \(sample-not-found\): Stale sample: no Sample has metadata 4242/);
+    expect(stale[1]).toBe(`  sample: acl-new (app ${APPS['acl-new']}), obs_domain_id 0x2a000001, obs_point_id 4242 (0x00001092)`);
+  });
+
   it('counts cookies it cannot read, per reason, and never throws', () => {
     const before = decoder.stats();
     expect(decoder.decode(domain(99, NODE_KEY), 1)).toMatchObject({ status: 'unknown', reason: 'unknown-app', appId: 99 });
@@ -386,6 +397,14 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'Sampling_App', where: [['type', '==', 'acl-new']], row: { id: 2 } }]);
     await eventually(() => expect(decoder.decode(domain(2, NODE_KEY), sampleMetadataOf(acls.banp)).message).toBe(expectedMessages.banp));
     expect(decoder.decode(domain(APPS['acl-new'], NODE_KEY), sampleMetadataOf(acls.banp))).toMatchObject({ status: 'unknown', reason: 'unknown-app' });
+  });
+
+  it('follows in-place ACL updates that keep the point id (an ANP rule moved to another priority)', async () => {
+    const point = sampleMetadataOf(acls.anp);
+    expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point).acl?.priority).toBe(30000);
+    await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', uuids.anp!]]], row: { priority: 25000 } }]);
+    await eventually(() => expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point).acl?.priority).toBe(25000));
+    expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point)).toMatchObject({ status: 'decoded', message: expectedMessages.anp });
   });
 
   it('follows live datapath changes (a switch moving to a user-defined network)', async () => {

@@ -146,6 +146,29 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     expect(() => acls.lookup('priority', 1)).toThrow(OvsdbSchemaError);
   });
 
+  it('indexes many rows under one key and hands out the current row objects', () => {
+    const cache = new TableCache(nb, selection);
+    const uuid = (i: number) => `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`;
+    const rows: Record<string, unknown> = {};
+    for (let i = 0; i < 20; i++) {
+      rows[uuid(i)] = { initial: { action: 'drop', priority: i, direction: 'to-lport' } };
+    }
+    cache.applyUpdate2({ ACL: rows });
+    const acls = cache.table('ACL');
+    expect(acls.lookup('action', 'drop').map((row) => row.priority)).toEqual([...Array(20).keys()]);
+    const removals: Record<string, unknown> = {};
+    for (let i = 0; i < 20; i += 2) {
+      removals[uuid(i)] = { delete: null };
+    }
+    removals[uuid(1)] = { modify: { priority: 100 } };
+    removals[uuid(3)] = { modify: { action: 'allow' } };
+    cache.applyUpdate2({ ACL: removals });
+    expect(acls.lookup('action', 'drop').map((row) => row.priority).sort((a, b) => Number(a) - Number(b))).toEqual([5, 7, 9, 11, 13, 15, 17, 19, 100]);
+    expect(acls.lookup('action', 'drop')).toContain(acls.get(uuid(1)));
+    expect(acls.lookup('action', 'allow')).toEqual([acls.get(uuid(3))]);
+    expect(Object.isFrozen(acls.lookup('action', 'drop'))).toBe(true);
+  });
+
   it('applies RFC 7047 update messages (old/new) from the plain monitor method', () => {
     const cache = new TableCache(nb, selection);
     const log = record(cache);

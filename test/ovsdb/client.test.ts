@@ -111,6 +111,30 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 });
   });
 
+  it('syncs a multi-megabyte initial reply exactly as a select transaction reads the same rows', async () => {
+    const client = await connect(server.unixRemote);
+    for (let group = 0; group < 5; group++) {
+      await client.transact(NB, portGroupWithAclsOps(`pg_big${group}`, 1000, 100_000 + group * 1000));
+    }
+    const cache = new TableCache(schema, NB_SELECTION);
+    const replies: number[] = [];
+    client.on('status', (status) => status.state === 'synced' && replies.push(cache.table('ACL').size));
+    await client.monitor(NB, cache);
+    expect(replies[0]).toBeGreaterThanOrEqual(5000);
+
+    const selected = new TableCache(schema, NB_SELECTION);
+    const [acls, samples, groups] = (await client.transact(NB, [
+      { op: 'select', table: 'ACL', where: [] },
+      { op: 'select', table: 'Sample', where: [] },
+      { op: 'select', table: 'Port_Group', where: [] },
+    ])) as { rows: Record<string, unknown>[] }[];
+    const asUpdate = (result: { rows: Record<string, unknown>[] }) =>
+      Object.fromEntries(result.rows.map((row) => [(row._uuid as [string, string])[1], { new: row }]));
+    selected.applyUpdate({ ACL: asUpdate(acls!), Sample: asUpdate(samples!), Port_Group: asUpdate(groups!) });
+    expect(cacheContent(cache)).toEqual(cacheContent(selected));
+    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 });
+  });
+
   it('rejects a failing transaction with the server reason and commits nothing', async () => {
     const client = await connect(server.unixRemote);
     const attempt = client.transact(NB, [
@@ -198,9 +222,12 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     await expect(OvsdbClient.connect(server.unixRemote, { signal: later.signal })).rejects.toBeInstanceOf(OvsdbClosedError);
   });
 
-  it('refuses a cache built for another database and an unknown database', async () => {
+  it('refuses a cache built for another database, a cache monitored twice and an unknown database', async () => {
     const client = await connect(server.unixRemote);
     await expect(client.monitor('OVN_Southbound', new TableCache(schema, NB_SELECTION))).rejects.toMatchObject({ code: 'OVSDB_SCHEMA' });
+    const cache = new TableCache(schema, NB_SELECTION);
+    await client.monitor(NB, cache);
+    await expect(client.monitor(NB, cache)).rejects.toThrow(/already monitored/);
     await expect(client.getSchema('Nope')).rejects.toMatchObject({ code: 'OVSDB_RPC' });
     await expect(OvsdbClient.connect('http://x')).rejects.toMatchObject({ code: 'OVSDB_REMOTE' });
   });

@@ -186,7 +186,8 @@ export class OvsdbServerProcess {
       args.push(`--remote=ptcp:${spec.ipv6Port}:[::1]`);
     }
     const stderr = openSync(join(spec.dir, `${spec.name}.stderr`), 'a');
-    const child = spawn('ovsdb-server', args, { stdio: ['ignore', 'ignore', stderr] });
+    // pdeathsig: the server dies with this test process even when that is killed outright.
+    const child = spawn('setpriv', ['--pdeathsig', 'KILL', 'ovsdb-server', ...args], { stdio: ['ignore', 'ignore', stderr] });
     closeSync(stderr);
     liveProcesses.add(child);
     child.once('exit', () => liveProcesses.delete(child));

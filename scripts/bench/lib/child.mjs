@@ -3,11 +3,17 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
+// Not an OvnPsampleError: other benchmarks load this helper before they know the package is built.
 export class BenchChildError extends Error {
-  constructor(command, detail) {
-    super(`${command}: ${detail}`);
-    this.code = 'BENCH_CHILD_FAILED';
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+    this.name = 'BenchChildError';
   }
+}
+
+function childFailed(command, detail) {
+  return new BenchChildError('BENCH_CHILD_FAILED', `${command}: ${detail}`);
 }
 
 export function startChild(command, args) {
@@ -27,11 +33,11 @@ export function startChild(command, args) {
     else lines.push(line);
   });
   const result = new Promise((resolve, reject) => {
-    child.on('error', (error) => reject(new BenchChildError(name, error.message)));
+    child.on('error', (error) => reject(childFailed(name, error.message)));
     child.on('close', (code, signal) => {
       const last = lines.at(-1);
       if (code !== 0 || last === undefined) {
-        reject(new BenchChildError(name, `exited with ${signal ?? code}: ${stderr.trim() || 'no output'}`));
+        reject(childFailed(name, `exited with ${signal ?? code}: ${stderr.trim() || 'no output'}`));
         return;
       }
       resolve(JSON.parse(last));
@@ -39,13 +45,37 @@ export function startChild(command, args) {
   });
   // A child that dies before "ready" must fail the wait instead of hanging it.
   const readyOrFailure = Promise.race([ready, result.then(() => {
-    throw new BenchChildError(name, 'exited before it was ready');
+    throw childFailed(name, 'exited before it was ready');
   })]);
   // Callers that only want the result never wait for "ready"; its failure must not go unhandled.
   readyOrFailure.catch(() => {});
-  return { ready: readyOrFailure, result, kill: () => child.kill('SIGKILL') };
+  return {
+    ready: readyOrFailure,
+    result,
+    signal: (signalName) => child.kill(signalName),
+    kill: () => child.kill('SIGKILL'),
+  };
 }
 
 export async function runToCompletion(command, args) {
   return startChild(command, args).result;
+}
+
+export async function withTimeout(promise, ms, what) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new BenchChildError(
+          'BENCH_TIMEOUT',
+          `${what} did not finish within ${ms / 1000} s: check that nothing else sends on the multicast group`,
+        ),
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -6,6 +6,9 @@
 //
 // --clock-offset (CLOCK_REALTIME - CLOCK_MONOTONIC, from `sender --clock-offset`) turns on latency:
 // each sample's TIMESTAMP (realtime at send) is compared with the callback's hrtime.
+// The global `performance` is a lazy getter: reading it in the per-sample callback costs time
+// that would be charged to ovn-psample.
+import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { openPsample } from 'ovn-psample';
 import { latencySummary } from './percentiles.mjs';
@@ -85,10 +88,18 @@ function finish(reason) {
     malformed: stats.malformed,
     statsReceived: stats.received,
     seconds: (last - first) / 1000,
+    cpuSeconds: cpuSecondsSince(cpuStart),
     stop: reason,
   };
   if (latencies !== undefined) result.latencyNs = latencySummary(latencies.subarray(0, Math.min(received, count)));
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
+function cpuSecondsSince(start) {
+  const { user, system } = process.cpuUsage(start);
+  return (user + system) / 1e6;
+}
+
 process.stdout.write('ready\n');
+// All threads (reader, JS, GC): comparable with ref-reader's process CPU time.
+const cpuStart = process.cpuUsage();

@@ -26,7 +26,8 @@ case $mode in
         export CI=true NO_COLOR=1
         t0=$(cut -d' ' -f1 /proc/uptime)
         # trixie has no npm in the image; vitest's own entry point is what npx would run.
-        node node_modules/vitest/vitest.mjs run --config test/lab/vitest.lab.config.mts
+        mapfile -t filters < <(grep -v '^$' /lab/vitest-filters)
+        node node_modules/vitest/vitest.mjs run --config test/lab/vitest.lab.config.mts "${filters[@]}"
         rc=$?
         echo "$rc" >"$out/vitest-exit-code"
         echo "LAB-TESTS exit=$rc seconds=$(awk -v t0="$t0" '{printf "%.1f", $1 - t0}' /proc/uptime)"

@@ -20,6 +20,8 @@
 #   OVS Flow_Sample_Collector_Set 42 -> psample group 42.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
+# Daemons started from here inherit the working directory: keep them off the payload disk.
+cd /
 
 NODE=lab-node
 SET_ID=42
@@ -73,14 +75,15 @@ add_pod() {
     ovs-vsctl add-port br-int "$port" -- set Interface "$port" external_ids:iface-id="$name"
 }
 
-ext() {  # owner-type name id [key=value...] -> ovn-nbctl external_ids map
-    local out="external_ids:\"k8s.ovn.org/owner-controller\"=$CONTROLLER"
-    out+=" external_ids:\"k8s.ovn.org/owner-type\"=$1 external_ids:\"k8s.ovn.org/name\"=\"$2\""
-    out+=" external_ids:\"k8s.ovn.org/id\"=\"$CONTROLLER:$3\""
+# ext OWNER_TYPE NAME ID [KEY=VALUE...]: appends ovn-kubernetes's external_ids to TXN.
+ext() {
+    TXN+=("external_ids:\"k8s.ovn.org/owner-controller\"=$CONTROLLER"
+          "external_ids:\"k8s.ovn.org/owner-type\"=$1"
+          "external_ids:\"k8s.ovn.org/name\"=\"$2\""
+          "external_ids:\"k8s.ovn.org/id\"=\"$CONTROLLER:$3\"")
     shift 3
     local kv
-    for kv in "$@"; do out+=" external_ids:${kv%%=*}=\"${kv#*=}\""; done
-    echo "$out"
+    for kv in "$@"; do TXN+=("external_ids:${kv%%=*}=\"${kv#*=}\""); done
 }
 
 build_node() {
@@ -93,8 +96,8 @@ build_node() {
     ovn-nbctl create Sampling_App type=drop id=$APP_DROP >/dev/null
     ovn-nbctl create Sampling_App type=acl-new id=$APP_NEW >/dev/null
     ovn-nbctl create Sampling_App type=acl-est id=$APP_EST >/dev/null
-    ovn-nbctl create Address_Set name=a_shop_v4 addresses='"10.244.0.3","10.244.0.4","10.244.0.5"' \
-        external_ids:\"k8s.ovn.org/owner-type\"=Namespace external_ids:\"k8s.ovn.org/name\"=shop >/dev/null
+    ovn-nbctl create Address_Set name=a_shop_v4 'addresses="10.244.0.3","10.244.0.4","10.244.0.5"' \
+        'external_ids:"k8s.ovn.org/owner-type"=Namespace' 'external_ids:"k8s.ovn.org/name"=shop' >/dev/null
     ovn-nbctl pg-add a_shop_ingressDefaultDeny shop_backend shop_db
     ovn-nbctl pg-add a_shop_allow_frontend shop_backend
     ovn-nbctl pg-add a_anp_pass_monitoring shop_frontend shop_backend shop_db
@@ -102,40 +105,41 @@ build_node() {
     # A Sample is not a root row: each is created in the transaction of the ACL
     # that references it, and the ACL is attached to a port group or switch in
     # that same transaction, or OVSDB garbage-collects them.
-    # shellcheck disable=SC2046,SC2086
-    eval ovn-nbctl \
-        -- --id=@c create Sample_Collector id=1 name=ovnk-observability probability=65535 set_id=$SET_ID \
-        -- --id=@s_np create Sample collectors=@c metadata=$POINT_NETPOL_ALLOW \
-        -- --id=@np create ACL direction=to-lport priority=1001 tier=2 action=allow-related \
-           name='"NP:shop:allow-frontend:Ingress:0"' \
-           match='"outport == @a_shop_allow_frontend && ip4.src == 10.244.0.3"' \
-           sample_new=@s_np sample_est=@s_np \
-           $(ext NetworkPolicy shop:allow-frontend "NetworkPolicy:shop:allow-frontend:ingress:0:-1:-1" \
-                 direction=ingress gress-index=0 ip-block-index=-1 port-policy-index=-1) \
-        -- add Port_Group a_shop_allow_frontend acls @np \
-        -- --id=@s_dd create Sample collectors=@c metadata=$POINT_DEFAULT_DENY \
-        -- --id=@dd create ACL direction=to-lport priority=1000 tier=2 action=drop \
-           name='"NP:shop:Ingress"' match='"outport == @a_shop_ingressDefaultDeny"' \
-           sample_new=@s_dd \
-           $(ext NetpolNamespace shop "NetpolNamespace:shop:Ingress:defaultDeny" direction=Ingress type=defaultDeny) \
-        -- --id=@arp create ACL direction=to-lport priority=1001 tier=2 action=allow \
-           name='"NP:shop:Ingress"' match='"outport == @a_shop_ingressDefaultDeny && (arp || nd)"' \
-           $(ext NetpolNamespace shop "NetpolNamespace:shop:Ingress:arpAllow" direction=Ingress type=arpAllow) \
-        -- add Port_Group a_shop_ingressDefaultDeny acls @dd @arp \
-        -- --id=@s_anp create Sample collectors=@c metadata=$POINT_ANP_PASS \
-        -- --id=@anp create ACL direction=to-lport priority=29000 tier=1 action=pass \
-           name='"ANP:pass-monitoring:Ingress:0"' \
-           match='"outport == @a_anp_pass_monitoring && ip4.src == 10.244.0.6"' \
-           sample_new=@s_anp \
-           $(ext AdminNetworkPolicy pass-monitoring "AdminNetworkPolicy:pass-monitoring:Ingress:0:None" \
-                 direction=Ingress gress-index=0 port-policy-protocol=None) \
-        -- add Port_Group a_anp_pass_monitoring acls @anp \
-        -- --id=@s_ef create Sample collectors=@c metadata=$POINT_EGRESS_FIREWALL \
-        -- --id=@ef create ACL direction=to-lport priority=10000 tier=2 action=drop \
-           name='"EF:shop:10000"' match="'\"(ip4.dst == 172.18.0.0/16) && ip4.src == \$a_shop_v4\"'" \
-           sample_new=@s_ef \
-           $(ext EgressFirewall shop "EgressFirewall:shop:10000" rule-idx=0) \
-        -- add Logical_Switch "$NODE" acls @ef >/dev/null
+    TXN=(-- --id=@c create Sample_Collector id=1 name=ovnk-observability probability=65535 set_id=$SET_ID)
+
+    TXN+=(-- --id=@s_np create Sample collectors=@c metadata=$POINT_NETPOL_ALLOW
+          -- --id=@np create ACL direction=to-lport priority=1001 tier=2 action=allow-related
+          'name="NP:shop:allow-frontend:Ingress:0"'
+          'match="outport == @a_shop_allow_frontend && ip4.src == 10.244.0.3"'
+          sample_new=@s_np sample_est=@s_np)
+    ext NetworkPolicy shop:allow-frontend "NetworkPolicy:shop:allow-frontend:Ingress:0:-1:-1" \
+        direction=Ingress gress-index=0 ip-block-index=-1 port-policy-index=-1
+    TXN+=(-- add Port_Group a_shop_allow_frontend acls @np)
+
+    TXN+=(-- --id=@s_dd create Sample collectors=@c metadata=$POINT_DEFAULT_DENY
+          -- --id=@dd create ACL direction=to-lport priority=1000 tier=2 action=drop
+          'name="NP:shop:Ingress"' 'match="outport == @a_shop_ingressDefaultDeny"' sample_new=@s_dd)
+    ext NetpolNamespace shop "NetpolNamespace:shop:Ingress:defaultDeny" direction=Ingress type=defaultDeny
+    TXN+=(-- --id=@arp create ACL direction=to-lport priority=1001 tier=2 action=allow
+          'name="NP:shop:Ingress"' 'match="outport == @a_shop_ingressDefaultDeny && (arp || nd)"')
+    ext NetpolNamespace shop "NetpolNamespace:shop:Ingress:arpAllow" direction=Ingress type=arpAllow
+    TXN+=(-- add Port_Group a_shop_ingressDefaultDeny acls @dd @arp)
+
+    TXN+=(-- --id=@s_anp create Sample collectors=@c metadata=$POINT_ANP_PASS
+          -- --id=@anp create ACL direction=to-lport priority=29000 tier=1 action=pass
+          'name="ANP:pass-monitoring:Ingress:0"'
+          'match="outport == @a_anp_pass_monitoring && ip4.src == 10.244.0.6"' sample_new=@s_anp)
+    ext AdminNetworkPolicy pass-monitoring "AdminNetworkPolicy:pass-monitoring:Ingress:0:None" \
+        direction=Ingress gress-index=0 port-policy-protocol=None
+    TXN+=(-- add Port_Group a_anp_pass_monitoring acls @anp)
+
+    TXN+=(-- --id=@s_ef create Sample collectors=@c metadata=$POINT_EGRESS_FIREWALL
+          -- --id=@ef create ACL direction=to-lport priority=10000 tier=2 action=drop
+          'name="EF:shop:10000"' 'match="(ip4.dst == 172.18.0.0/16) && ip4.src == $a_shop_v4"' sample_new=@s_ef)
+    ext EgressFirewall shop "EgressFirewall:shop:10000" rule-idx=0
+    TXN+=(-- add Logical_Switch "$NODE" acls @ef)
+
+    ovn-nbctl "${TXN[@]}" >/dev/null
 
     ovs-vsctl -- --id=@br get Bridge br-int \
         -- create Flow_Sample_Collector_Set bridge=@br id=$SET_ID local_group_id=$PSAMPLE_GROUP >/dev/null
@@ -155,6 +159,7 @@ describe() {
     done
     cat <<JSON
 {"node":"$NODE","datapathKey":$key,"psampleGroup":$PSAMPLE_GROUP,"collectorSetId":$SET_ID,
+ "northbound":"unix:/run/ovn/ovnnb_db.sock","southbound":"unix:/run/ovn/ovnsb_db.sock",
  "apps":{"drop":$APP_DROP,"aclNew":$APP_NEW,"aclEst":$APP_EST},
  "points":{"netpolAllow":$POINT_NETPOL_ALLOW,"defaultDeny":$POINT_DEFAULT_DENY,"anpPass":$POINT_ANP_PASS,"egressFirewall":$POINT_EGRESS_FIREWALL},
  "pods":[$pods]}

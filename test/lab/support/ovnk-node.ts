@@ -14,6 +14,9 @@ export interface OvnkNode {
   datapathKey: number;
   psampleGroup: number;
   collectorSetId: number;
+  /** OVSDB remotes of the OVN databases ovn-ctl started. */
+  northbound: string;
+  southbound: string;
   apps: { drop: number; aclNew: number; aclEst: number };
   points: { netpolAllow: number; defaultDeny: number; anpPass: number; egressFirewall: number };
   pods: OvnkPod[];
@@ -27,14 +30,4 @@ export function podOf(node: OvnkNode, port: string): OvnkPod {
   const pod = node.pods.find((p) => p.port === port);
   if (pod === undefined) throw new Error(`ovnk-node.sh built no pod ${port}`);
   return pod;
-}
-
-/** external_ids of the ACL whose sample_new carries observation point POINT (read back from the northbound db). */
-export function aclExternalIdsOfPoint(point: number): Record<string, string> {
-  const sample = run('ovn-nbctl', ['--bare', '--columns=_uuid', 'find', 'Sample', `metadata=${point}`]).trim();
-  const ids = run('ovn-nbctl', ['--format=json', '--columns=external_ids', 'find', 'ACL', `sample_new=${sample}`]);
-  const table = JSON.parse(ids) as { data: [['map', [string, string][]]][] };
-  const row = table.data[0];
-  if (row === undefined) throw new Error(`no ACL samples point ${point}`);
-  return Object.fromEntries(row[0][1]);
 }

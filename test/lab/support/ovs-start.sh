@@ -3,6 +3,8 @@
 # guest, once: a second call finds them running and returns at once. The guest
 # has no systemd, so the daemons are started by hand like ovs-ctl would.
 set -euo pipefail
+# Daemons inherit the working directory: keep them off the payload disk.
+cd /
 if pgrep -x ovs-vswitchd >/dev/null; then
     exit 0
 fi

@@ -14,14 +14,14 @@ type Pipeline = 'to-lport' | 'from-lport' | 'from-lport-after-lb';
 export const DEFAULT_NETWORK_CONTROLLER = 'default-network-controller';
 /** ovn-kubernetes's Sampling_App ids (pkg/observability): drop 1, acl-new 2, acl-est 3. */
 export const OVNK_SAMPLING_APP_IDS = { drop: 1, 'acl-new': 2, 'acl-est': 3 } as const;
-export const DEFAULT_ACL_TIER = 2;
-export const ANP_ACL_TIER = 1;
-export const BANP_ACL_TIER = 3;
-export const DEFAULT_ALLOW_PRIORITY = 1001;
-export const DEFAULT_DENY_PRIORITY = 1000;
-export const MCAST_ALLOW_PRIORITY = 1012;
-export const MCAST_DENY_PRIORITY = 1011;
-export const EGRESS_FIREWALL_START_PRIORITY = 10000;
+const DEFAULT_ACL_TIER = 2;
+const ANP_ACL_TIER = 1;
+const BANP_ACL_TIER = 3;
+const DEFAULT_ALLOW_PRIORITY = 1001;
+const DEFAULT_DENY_PRIORITY = 1000;
+const MCAST_ALLOW_PRIORITY = 1012;
+const MCAST_DENY_PRIORITY = 1011;
+const EGRESS_FIREWALL_START_PRIORITY = 10000;
 
 const FNV64_OFFSET_BASIS = 0xcbf29ce484222325n;
 const FNV64_PRIME = 0x100000001b3n;
@@ -33,10 +33,6 @@ export function hashForOvn(text: string): string {
     hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * FNV64_PRIME);
   }
   return `a${hash.toString()}`;
-}
-
-export function controllerForNetwork(network: string): string {
-  return network === 'default' ? DEFAULT_NETWORK_CONTROLLER : `${network}-network-controller`;
 }
 
 /** An ACL as ovn-kubernetes's libovsdbutil.BuildACL produces it. */
@@ -404,17 +400,6 @@ export class NorthboundTransaction {
       row: { name: spec.name, acls: namedSet(spec.acls), external_ids: ovsdbMap(spec.externalIds) },
     });
     return uuidName;
-  }
-
-  /** Adds ACLs to an existing Port_Group (mutate, as libovsdb's AddACLsToPortGroupOps does). */
-  addAclsToPortGroup(portGroupName: string, acls: readonly RowRef[]): this {
-    this.operations.push({
-      op: 'mutate',
-      table: 'Port_Group',
-      where: [['name', '==', portGroupName]],
-      mutations: [['acls', 'insert', namedSet(acls)]],
-    });
-    return this;
   }
 
   /**
