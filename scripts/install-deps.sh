@@ -1,6 +1,7 @@
 #!/bin/bash
 # Installs what a fresh Debian (bookworm or newer) machine lacks to build and test ovn-psample,
-# then the npm dependencies. Used by .ci/run and by `npm run demo`; safe to run again.
+# then the npm dependencies. Used by .ci/run; safe to run again. (`npm run demo` / the lab
+# install their own host tools: scripts/lab/host-deps.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,7 +11,7 @@ packages=(
   iproute2 util-linux        # netns tests, setpriv for the unprivileged test
   openvswitch-common openssl # ovsdb-server and ovsdb-tool for the OVSDB/OVN tests, PKI for ssl remotes
   tshark                     # cross-checks the packet decoder against a real dissector
-  qemu-system-x86 debootstrap e2fsprogs zstd cpio xz-utils  # the real-kernel lab
+  qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring  # the real-kernel lab
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,4 +1,4 @@
-export { OvnPsampleError } from './errors';
+export * from './errors';
 export * from './psample/errors';
 export type * from './psample/types';
 export { openPsample, PsampleSocket } from './psample/socket';
@@ -13,3 +13,51 @@ export {
 } from './ovn/cookie';
 export { decodePacket, describePacket } from './packet/index';
 export type * from './packet/types';
+export {
+  OvsdbClient,
+  type OvsdbClientOptions,
+  type OvsdbStatus,
+  type OvsdbClientEvents,
+  type OvsdbClientStats,
+} from './ovsdb/client';
+export {
+  TableCache,
+  type CacheSelection,
+  type CacheStats,
+  type ApplyOptions,
+  type TableCacheEvents,
+} from './ovsdb/cache';
+export type { TableView } from './ovsdb/table-store';
+export type { Row, Value } from './ovsdb/row';
+export {
+  parseSchema,
+  loadSchemaFile,
+  type DatabaseSchema,
+  type TableSchema,
+  type ColumnSchema,
+  type ColumnType,
+  type ColumnKind,
+  type BaseType,
+  type AtomicType,
+  type Atom,
+} from './ovsdb/schema';
+export { parseRemotes, formatRemote, type Remote } from './ovsdb/remote';
+export { MONITOR_METHODS, type MonitorMethod, type MonitorSyncResult } from './ovsdb/monitor';
+export type { SslOptions } from './ovsdb/transport';
+export type { BackoffOptions } from './ovsdb/backoff';
+export {
+  OvnSampleDecoder,
+  NORTHBOUND_DATABASE,
+  SOUTHBOUND_DATABASE,
+  type OvnDatabase,
+  type OvnSampleDecoderOptions,
+  type OvnSampleDecoderCaches,
+  type OvnSampleDecoderEvents,
+} from './ovn/decoder';
+export type * from './ovn/event';
+export type { OvnDecoderStats } from './ovn/decode-stats';
+export { OwnerType, policyOwner, aclMessage, actionVerb, type PolicyOwner } from './ovn/owner';
+export { aclSampleMetadata, type AclSampleIdentity } from './ovn/sample-id';
+export { northboundSelection, southboundSelection } from './ovn/selection';
+export { formatOvnEvent } from './ovn/event-text';
+export { parseCookieHex, formatCookieHex } from './ovn/cookie';

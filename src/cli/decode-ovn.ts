@@ -34,8 +34,13 @@ function resolveRemotes(options: OvnRemoteOptions): { nb: string; sb: string | u
   return { nb: options.nb ?? DEFAULT_NB_REMOTE, sb };
 }
 
-/** Runs `use` with a decoder synced to the live databases, then disconnects. */
-async function withOvnDecoder<T>(options: OvnRemoteOptions, use: (decoder: OvnSampleDecoder) => T): Promise<T> {
+/** The user named a database, or this node runs ovn-central: then samples are decoded through OVN. */
+export function ovnWanted(options: OvnRemoteOptions): boolean {
+  return options.nb !== undefined || options.sb !== undefined || existsSync(socketPath(DEFAULT_NB_REMOTE));
+}
+
+/** A decoder synced to the live databases (the caller closes it). */
+export async function startOvnDecoder(options: OvnRemoteOptions): Promise<OvnSampleDecoder> {
   const { nb, sb } = resolveRemotes(options);
   const decoder = new OvnSampleDecoder({
     nb,
@@ -45,6 +50,17 @@ async function withOvnDecoder<T>(options: OvnRemoteOptions, use: (decoder: OvnSa
   });
   try {
     await decoder.start();
+  } catch (error) {
+    await decoder.close();
+    throw error;
+  }
+  return decoder;
+}
+
+/** Runs `use` with a decoder synced to the live databases, then disconnects. */
+async function withOvnDecoder<T>(options: OvnRemoteOptions, use: (decoder: OvnSampleDecoder) => T): Promise<T> {
+  const decoder = await startOvnDecoder(options);
+  try {
     return use(decoder);
   } finally {
     await decoder.close();

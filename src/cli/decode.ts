@@ -1,3 +1,4 @@
+import type { OvnSampleEvent } from '../ovn/event';
 import { decodePsample } from '../psample/decode';
 import type { PsampleMessage } from '../psample/types';
 import { CliUsageError } from './errors';
@@ -25,6 +26,11 @@ export function decodeDatagrams(options: DecodeOptions): PsampleMessage[] {
   });
 }
 
-export function printDecoded(messages: readonly PsampleMessage[], format: OutputFormat, write: (line: string) => void): void {
-  for (const message of messages) write(formatSample(message, format));
+export function printDecoded(
+  messages: readonly PsampleMessage[],
+  format: OutputFormat,
+  events: readonly (OvnSampleEvent | undefined)[] | undefined,
+  write: (line: string) => void,
+): void {
+  messages.forEach((message, i) => write(formatSample(message, format, events?.[i])));
 }

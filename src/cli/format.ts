@@ -1,5 +1,6 @@
 import { sampleJson } from '../output/sample-json';
 import { sampleText } from '../output/sample-text';
+import type { OvnSampleEvent } from '../ovn/event';
 import type { PsampleMessage } from '../psample/types';
 import { CliUsageError } from './errors';
 
@@ -10,11 +11,12 @@ export function parseFormat(value: string): OutputFormat {
   return value;
 }
 
-export function formatSample(message: PsampleMessage, format: OutputFormat, extra?: Record<string, unknown>): string {
+/** One output line; with an OVN event, its sentence (text) or the whole event (JSON, as `event`). */
+export function formatSample(message: PsampleMessage, format: OutputFormat, event?: OvnSampleEvent): string {
   if (format === 'text') {
     const line = sampleText(message);
-    const said = extra?.event as { message?: string } | undefined;
-    return said?.message ? `${line} | ${said.message}` : line;
+    if (event === undefined) return line;
+    return `${line} | ${event.status === 'decoded' ? event.message : `${event.status}: ${event.message}`}`;
   }
-  return JSON.stringify({ ...sampleJson(message), ...extra });
+  return JSON.stringify(event === undefined ? sampleJson(message) : { ...sampleJson(message), event });
 }

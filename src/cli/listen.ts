@@ -1,9 +1,11 @@
 import { openPsample } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleMessage, PsampleSourceOptions } from '../psample/types';
+import type { OvnSampleEvent } from '../ovn/event';
 import { CliUsageError } from './errors';
+import type { OvnRemoteOptions } from './decode-ovn';
 import { formatSample, type OutputFormat } from './format';
 
-export interface ListenOptions {
+export interface ListenOptions extends OvnRemoteOptions {
   group?: string[];
   netns?: string;
   allNsid?: boolean;
@@ -45,7 +47,7 @@ export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions 
  */
 export async function listen(
   options: ListenOptions,
-  describe: (message: PsampleMessage) => Record<string, unknown> | undefined,
+  describe: ((message: PsampleMessage) => OvnSampleEvent) | undefined,
   write: (line: string) => void,
   writeError: (line: string) => void,
 ): Promise<void> {
@@ -63,7 +65,7 @@ export async function listen(
   try {
     for await (const message of socket) {
       if (message.command !== 'sample') continue;
-      write(formatSample(message, options.format, describe(message)));
+      write(formatSample(message, options.format, describe?.(message)));
       if (++shown >= limit) break;
     }
   } finally {

@@ -3,8 +3,25 @@ import { Command, Option } from 'commander';
 
 import { OvnPsampleError } from '../errors';
 import { decodeDatagrams, printDecoded } from './decode';
+import {
+  decodeCookieCommand,
+  decodeWithOvn,
+  DEFAULT_NB_REMOTE,
+  DEFAULT_SB_REMOTE,
+  ovnWanted,
+  startOvnDecoder,
+} from './decode-ovn';
 import { parseFormat } from './format';
-import { listen } from './listen';
+import { listen, type ListenOptions } from './listen';
+
+interface DecodeCommandOptions {
+  hex?: string[];
+  file?: string;
+  cookie?: string;
+  nb?: string;
+  sb?: string;
+  format: 'json' | 'text';
+}
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 const formatOption = new Option('--format <format>', 'json or text').default('json').argParser(parseFormat);
@@ -18,10 +35,24 @@ program
   .description('decode psample netlink messages given as hex or read from a file, one output line per message')
   .option('--hex <hex>', 'one whole netlink message (datagram) as hex; repeatable', collect)
   .option('--file <file>', 'hex lines (one datagram per line) or a binary datagram; - for stdin')
+  .option('--cookie <hex>', 'an OVS sample cookie (obs_domain_id, obs_point_id: 16 hex digits) to resolve through OVN')
+  .option('--nb <remote>', `OVN northbound database (default ${DEFAULT_NB_REMOTE} when present)`)
+  .option('--sb <remote>', `OVN southbound database (default ${DEFAULT_SB_REMOTE} when present)`)
   .addOption(formatOption)
-  .action((options: { hex?: string[]; file?: string; format: 'json' | 'text' }) => {
+  .action(async (options: DecodeCommandOptions) => {
+    const write = (line: string): boolean => process.stdout.write(`${line}\n`);
+    if (options.cookie !== undefined) {
+      write(await decodeCookieCommand({ ...options, cookie: options.cookie }));
+      return;
+    }
     const messages = decodeDatagrams(options);
-    printDecoded(messages, options.format, (line) => process.stdout.write(`${line}\n`));
+    const events = ovnWanted(options)
+      ? await decodeWithOvn(
+          messages.map((m) => m.userCookie ?? new Uint8Array(0)),
+          options,
+        )
+      : undefined;
+    printDecoded(messages, options.format, events, write);
   });
 
 program
@@ -34,14 +65,21 @@ program
   .option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID')
   .option('--count <n>', 'exit after n samples')
   .option('--duration <seconds>', 'exit after this many seconds')
+  .option('--nb <remote>', `OVN northbound database: say which ACL and policy each sample hit (default ${DEFAULT_NB_REMOTE} when present)`)
+  .option('--sb <remote>', `OVN southbound database, for datapath names and drop samples (default ${DEFAULT_SB_REMOTE} when present)`)
   .addOption(formatOption)
-  .action(async (options) => {
-    await listen(
-      options,
-      () => undefined,
-      (line) => process.stdout.write(`${line}\n`),
-      (line) => process.stderr.write(`${line}\n`),
-    );
+  .action(async (options: ListenOptions) => {
+    const decoder = ovnWanted(options) ? await startOvnDecoder(options) : undefined;
+    try {
+      await listen(
+        options,
+        decoder && ((message) => decoder.decodeSample(message)),
+        (line) => process.stdout.write(`${line}\n`),
+        (line) => process.stderr.write(`${line}\n`),
+      );
+    } finally {
+      await decoder?.close();
+    }
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeOvsCookie, splitOvnObsDomain, type PsampleMessage } from '../../src/index';
-import { OvnSampleDecoder } from '../../src/ovn/decoder';
+import { decodeOvsCookie, OvnSampleDecoder, splitOvnObsDomain, type PsampleMessage } from '../../src/index';
 import { podOf, startOvnkNode, type OvnkNode } from './support/ovnk-node';
 import { collectSamples } from './support/samples';
 import { settle, traffic } from './support/shell';

@@ -1,8 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCookieCommand, decodeWithOvn, DEFAULT_NB_REMOTE } from '../../src/cli/decode-ovn';
 import { OvnCookieError, OvsdbConnectionError } from '../../src/errors';
 import { formatCookieHex } from '../../src/ovn/cookie';
+import { encodePsample } from '../../src/psample/encode';
 import { startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
 import {
   datapathBindingOp,
@@ -94,5 +97,30 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
     const failure = decodeCookieCommand({ cookie: '2b000001000003ea' });
     await expect(failure).rejects.toBeInstanceOf(OvsdbConnectionError);
     await expect(failure).rejects.toThrow(/--nb REMOTE/);
+  });
+
+  describe('through the ovn-psample binary', () => {
+    const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
+    const run = (args: string[]): string => execFileSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
+
+    it('decode --cookie prints the event', () => {
+      const cookie = cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall));
+      const json = JSON.parse(run(['decode', '--cookie', cookie, '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote]));
+      expect(json.event).toMatchObject({ status: 'decoded', app: 'acl-new', message: 'Dropped by egress firewall in namespace payments' });
+    });
+
+    it('decode --hex adds the event to each sample line, json and text', () => {
+      const cookie = Buffer.from(cookieHex(OVNK_SAMPLING_APP_IDS['acl-est'], 7, sampleMetadataOf(firewall)), 'hex');
+      const message = Buffer.from(encodePsample({ group: 10, proto: 0x800, userCookie: cookie, probability: true })).toString('hex');
+      const remotes = ['--nb', dbs.nb.tcpRemote, '--sb', dbs.sb.tcpRemote];
+      const json = JSON.parse(run(['decode', '--hex', message, ...remotes]));
+      expect(json).toMatchObject({
+        group: 10,
+        ovn: { appId: OVNK_SAMPLING_APP_IDS['acl-est'], datapathKey: 7 },
+        event: { status: 'decoded', app: 'acl-est', message: 'Dropped by egress firewall in namespace payments' },
+      });
+      const text = run(['decode', '--format', 'text', '--hex', message, ...remotes]);
+      expect(text.trim()).toMatch(/\| Dropped by egress firewall in namespace payments$/);
+    });
   });
 });

@@ -5,9 +5,7 @@
 //   node demo-stream.js GROUP NB_REMOTE SB_REMOTE READY_FILE
 'use strict';
 const { writeFileSync } = require('node:fs');
-const { openPsample, decodePacket, describePacket } = require('../../../dist/index.js');
-// Not exported from the package entry yet; the demo uses it where it is built.
-const { OvnSampleDecoder } = require('../../../dist/ovn/decoder.js');
+const { openPsample, decodePacket, describePacket, OvnSampleDecoder } = require('../../../dist/index.js');
 
 const VERDICT_WIDTH = 9;
 
