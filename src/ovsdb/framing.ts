@@ -1,13 +1,8 @@
 import { OvsdbProtocolError } from '../errors';
+import { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE, BACKSLASH } from './json-bytes';
 import { parseLargeJson } from './lazy-json';
 import { MessageBuffer } from './message-buffer';
 
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 /** Above this, a message is parsed without building its whole tree (see parseLargeJson). */
 const LARGE_MESSAGE_BYTES = 1024 * 1024;
 /** parseLargeJson keeps member offsets in Int32Arrays. */

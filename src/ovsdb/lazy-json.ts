@@ -1,13 +1,6 @@
 import { OvsdbProtocolError } from '../errors';
+import { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE, BACKSLASH, COMMA, COLON } from './json-bytes';
 
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
 
 /** Containers smaller than this are handed to JSON.parse whole. */
 const SMALL_CONTAINER_BYTES = 64 * 1024;
