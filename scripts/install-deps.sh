@@ -1,7 +1,8 @@
 #!/bin/bash
 # Installs what a fresh Debian (bookworm or newer) machine lacks to build and test ovn-psample,
-# then the npm dependencies. Used by .ci/run; safe to run again. (`npm run demo` / the lab
-# install their own host tools: scripts/lab/host-deps.sh.)
+# then the npm dependencies. Run by `npm test` (pretest) and .ci/run; it only acts on what is
+# missing, so running it again costs a second. (`npm run demo` / the lab install their own host
+# tools: scripts/lab/host-deps.sh.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,10 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "missing Debian packages: ${missing[*]}: install them (as root: apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
   echo "installing: ${missing[*]}"
   apt-get update -q
   echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
@@ -26,4 +31,6 @@ fi
 
 # node-gyp must build against the installed Node headers: there is no network for downloads.
 export npm_config_nodedir=/usr
-npm ci --no-audit --no-fund
+if [ ! node_modules/.package-lock.json -nt package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
