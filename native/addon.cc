@@ -209,7 +209,6 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     Napi::Object o = Napi::Object::New(env);
     o.Set("familyId", Napi::Number::New(env, s.family_id));
     o.Set("groupId", Napi::Number::New(env, s.packets_group));
-    o.Set("configGroupId", Napi::Number::New(env, s.config_group));
     o.Set("kernelFilter", Napi::Boolean::New(env, s.kernel_filter));
     o.Set("receiveBufferBytes", Napi::Number::New(env, s.receive_buffer_bytes));
     return o;

@@ -88,10 +88,13 @@ int parse_get_family_reply(const uint8_t* buf, size_t len, FamilyInfo& info) {
   bool groups_ok = true;
   bool ok = for_each_attribute(attrs, attrs_len, [&](uint16_t type, const uint8_t* v, size_t n) {
     if (type == CTRL_ATTR_FAMILY_ID && n >= 2) info.id = load<uint16_t>(v);
-    if (type == CTRL_ATTR_MCAST_GROUPS)
-      groups_ok = groups_ok && for_each_attribute(v, n, [&](uint16_t, const uint8_t* g, size_t gn) {
-                    groups_ok = groups_ok && parse_multicast_group(g, gn, info);
-                  });
+    if (type == CTRL_ATTR_MCAST_GROUPS) {
+      bool each_ok = true;
+      const bool list_ok = for_each_attribute(v, n, [&](uint16_t, const uint8_t* g, size_t gn) {
+        each_ok = each_ok && parse_multicast_group(g, gn, info);
+      });
+      groups_ok = groups_ok && list_ok && each_ok;
+    }
   });
   return ok && groups_ok && info.id != 0 ? 0 : EBADMSG;
 }

@@ -1,5 +1,5 @@
 // Generic-netlink controller query (CTRL_CMD_GETFAMILY): build the request, read the reply.
-// Pure (no system calls) so the reply parser can be tested and fuzzed like the sample parser.
+// Pure (no system calls): the I/O is in psample_socket.cc.
 #pragma once
 
 #include <cstddef>

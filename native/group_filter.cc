@@ -26,7 +26,8 @@ std::vector<sock_filter> build_group_filter(const std::vector<uint32_t>& groups)
   program.push_back(statement(BPF_LDX | BPF_IMM, kSampleGroupAttribute));
   // A = offset of the SAMPLE_GROUP attribute, or 0 when the message has none.
   program.push_back(statement(BPF_LD | BPF_W | BPF_ABS, SKF_AD_OFF + SKF_AD_NLATTR));
-  // Messages without a group (group events, errors) are not samples: let userspace judge them.
+  // Messages without a group attribute (errors, control) are not ours to judge: userspace counts them.
+  // Samples and group events both carry SAMPLE_GROUP, and both are kept only for wanted groups.
   program.push_back(jump_if_equal(0, static_cast<uint8_t>(accept_index - 4)));
   program.push_back(statement(BPF_MISC | BPF_TAX, 0));
   // Indirect word loads are big-endian while the attribute is in host order: compare with htonl.

@@ -13,6 +13,7 @@ namespace ovnpsample {
 // Classic BPF jump offsets are 8 bits: one comparison per group must stay reachable.
 constexpr size_t kMaxFilterGroups = 200;
 
+// groups.size() must not exceed kMaxFilterGroups.
 std::vector<sock_filter> build_group_filter(const std::vector<uint32_t>& groups);
 
 }  // namespace ovnpsample

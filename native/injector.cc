@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <system_error>
 #include <thread>
 
 #include "netns.h"
@@ -20,13 +21,17 @@ std::unique_ptr<Injector> Injector::open(SourceProtocol protocol, uint32_t group
   int fd = -1;
   // setns changes only the calling thread: a short-lived thread keeps the caller where it is,
   // and the socket stays bound to the namespace it was created in.
-  std::thread opener([&] {
-    if (error = enter_netns(netns); error.failed()) return;
-    fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
-                protocol == SourceProtocol::kUsersock ? NETLINK_USERSOCK : NETLINK_GENERIC);
-    if (fd < 0) error = setup_error("SOCKET_ERROR", describe_errno("cannot open a netlink socket", errno), errno);
-  });
-  opener.join();
+  try {
+    std::thread opener([&] {
+      if (error = enter_netns(netns); error.failed()) return;
+      fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
+                  protocol == SourceProtocol::kUsersock ? NETLINK_USERSOCK : NETLINK_GENERIC);
+      if (fd < 0) error = setup_error("SOCKET_ERROR", describe_errno("cannot open a netlink socket", errno), errno);
+    });
+    opener.join();
+  } catch (const std::system_error& e) {
+    error = setup_error("SOCKET_ERROR", std::string("cannot start a thread: ") + e.what());
+  }
   if (error.failed()) return nullptr;
   sockaddr_nl local{};
   local.nl_family = AF_NETLINK;

@@ -8,6 +8,8 @@
 
 namespace ovnpsample {
 
+namespace {
+
 std::string netns_path(const std::string& spec) {
   if (spec.find('/') != std::string::npos) return spec;
   bool all_digits = !spec.empty();
@@ -15,6 +17,8 @@ std::string netns_path(const std::string& spec) {
   if (all_digits) return "/proc/" + spec + "/ns/net";
   return "/run/netns/" + spec;
 }
+
+}  // namespace
 
 SetupError enter_netns(const std::string& spec) {
   if (spec.empty()) return {};

@@ -7,10 +7,8 @@
 
 namespace ovnpsample {
 
-// spec: a name under /run/netns, a path to a namespace file, or a decimal pid.
-std::string netns_path(const std::string& spec);
-
 // Moves the calling thread into the namespace; empty spec = stay where we are.
+// spec: a name under /run/netns, a path to a namespace file, or a decimal pid.
 SetupError enter_netns(const std::string& spec);
 
 }  // namespace ovnpsample

@@ -51,7 +51,7 @@ SetupError resolve_psample_family(int fd, FamilyInfo& info) {
   }
 }
 
-SetupError join_group(int fd, uint32_t group, const char* name) {
+SetupError join_group(int fd, uint32_t group, const char* name, bool usersock) {
   if (setsockopt(fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, sizeof group) == 0) return {};
   int err = errno;
   if (err == EPERM || err == EACCES)
@@ -60,9 +60,9 @@ SetupError join_group(int fd, uint32_t group, const char* name) {
                            "' multicast group needs CAP_NET_ADMIN: run as root or grant the capability "
                            "(setcap cap_net_admin+ep, or securityContext.capabilities.add: [NET_ADMIN])",
                        err);
-  return setup_error("INVALID_OPTION",
+  return setup_error(usersock ? "INVALID_OPTION" : "SOCKET_ERROR",
                      describe_errno(std::string("cannot join multicast group ") + std::to_string(group), err) +
-                         ": check the group id (NETLINK_USERSOCK has groups 1-32)",
+                         (usersock ? ": NETLINK_USERSOCK has groups 1-32" : ""),
                      err);
 }
 
@@ -75,6 +75,7 @@ void set_receive_buffer(int fd, int bytes, OpenedSocket& out) {
 }
 
 bool attach_group_filter(int fd, const std::vector<uint32_t>& groups) {
+  if (groups.size() > kMaxFilterGroups) return false;  // userspace filters instead
   auto program = build_group_filter(groups);
   sock_fprog fprog{static_cast<unsigned short>(program.size()), program.data()};
   return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &fprog, sizeof fprog) == 0;
@@ -103,7 +104,8 @@ SetupError configure(int fd, const SocketOptions& options, OpenedSocket& out) {
   int one = 1;
   // Without this the kernel marks the socket congested on the first overrun and drops every
   // message until the queue is empty; drops are counted exactly by SK_MEMINFO_DROPS either way.
-  setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof one);
+  // Should a kernel refuse it, ENOBUFS reports reach the reader, which counts them.
+  (void)setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof one);
   if (options.listen_all_nsid &&
       setsockopt(fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof one) != 0)
     return setup_error("INVALID_OPTION",
@@ -113,12 +115,13 @@ SetupError configure(int fd, const SocketOptions& options, OpenedSocket& out) {
   // The filter goes on before joining so no unwanted sample is queued in between.
   out.kernel_filter = options.groups.empty() || attach_group_filter(fd, options.groups);
 
-  if (auto err = join_group(fd, out.packets_group, "packets"); err.failed()) return err;
+  const bool usersock = options.protocol == SourceProtocol::kUsersock;
+  if (auto err = join_group(fd, out.packets_group, "packets", usersock); err.failed()) return err;
   if (options.config_events) {
     if (out.config_group == 0 && options.protocol == SourceProtocol::kKernelPsample)
       return setup_error("INVALID_OPTION", "config: the psample family has no 'config' multicast group");
     if (out.config_group != 0)
-      if (auto err = join_group(fd, out.config_group, "config"); err.failed()) return err;
+      if (auto err = join_group(fd, out.config_group, "config", usersock); err.failed()) return err;
   }
   return {};
 }

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <new>
+#include <system_error>
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -24,6 +26,8 @@ constexpr unsigned kSlots = 64;
 // Hand a batch over early under a continuous flood, so JS sees samples while the socket is busy.
 constexpr uint32_t kBatchMessages = 1024;
 constexpr size_t kBatchBytes = 1 << 20;
+// Bounds the queue's memory whatever the message sizes (queue_capacity_ bounds their number).
+constexpr size_t kQueueBytesLimit = size_t{512} << 20;
 
 struct ReceiveSlots {
   std::vector<uint8_t> buffers = std::vector<uint8_t>(kSlots * kSlotBytes);
@@ -74,7 +78,14 @@ std::shared_ptr<Reader> Reader::start(const SocketOptions& options, size_t queue
   }
   std::promise<SetupError> ready;
   auto opened = ready.get_future();
-  reader->thread_ = std::thread(&Reader::run, reader.get(), &ready);
+  try {
+    reader->thread_ = std::thread(&Reader::run, reader.get(), &ready);
+  } catch (const std::system_error& e) {
+    error = setup_error("SOCKET_ERROR", std::string("cannot start the reader thread: ") + e.what() +
+                                            " (check the process and cgroup thread limits)");
+    reader->stop();
+    return nullptr;
+  }
   error = opened.get();
   if (error.failed()) {
     reader->stop();
@@ -111,6 +122,14 @@ void Reader::run(std::promise<SetupError>* ready) {
   ready->set_value(std::move(error));  // `ready` dies with start()'s frame once this returns
   if (failed) return;
 
+  try {
+    read_loop();
+  } catch (const std::bad_alloc&) {
+    fail(ENOMEM);  // JS closes the socket and reports it; nothing may escape a thread
+  }
+}
+
+void Reader::read_loop() {
   building_ = std::make_unique<SampleBatch>();
   auto slots = std::make_unique<ReceiveSlots>();
   pollfd fds[2] = {{socket_.fd, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
@@ -168,12 +187,13 @@ void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_p
       control_++;
       continue;
     }
-    if (m.kind == MessageKind::kSample && !socket_.kernel_filter && !options_.groups.empty() &&
+    if (!socket_.kernel_filter && !options_.groups.empty() &&
         std::find(options_.groups.begin(), options_.groups.end(), m.group) == options_.groups.end()) {
       filtered_out_++;
       continue;
     }
-    if (queued_.load(std::memory_order_relaxed) + building_->count >= queue_capacity_) {
+    if (queued_.load(std::memory_order_relaxed) + building_->count >= queue_capacity_ ||
+        queued_bytes_.load(std::memory_order_relaxed) + building_->bytes() >= kQueueBytesLimit) {
       queue_drops_.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
@@ -190,6 +210,7 @@ void Reader::flush(bool force) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (has_batch) {
       queued_.fetch_add(building_->count);
+      queued_bytes_.fetch_add(building_->bytes());
       queue_.push_back(std::move(building_));
     }
     published_.datagrams = datagrams_;
@@ -243,8 +264,13 @@ std::deque<std::unique_ptr<SampleBatch>> Reader::take(DeliveryCounters& counters
   std::lock_guard<std::mutex> lock(mutex_);
   taken.swap(queue_);
   uint64_t count = 0;
-  for (const auto& batch : taken) count += batch->count;
+  size_t bytes = 0;
+  for (const auto& batch : taken) {
+    count += batch->count;
+    bytes += batch->bytes();
+  }
   queued_.fetch_sub(count);
+  queued_bytes_.fetch_sub(bytes);
   published_.received += count;
   counters.kernel_drops = published_.kernel_drops + unread_socket_drops();
   counters.queue_drops = queue_drops_.load();

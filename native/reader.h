@@ -65,7 +65,7 @@ class Reader {
  private:
   Reader(const SocketOptions& options, size_t queue_capacity, Notify notify);
   void run(std::promise<SetupError>* ready);
-  void read_until_empty();
+  void read_loop();
   void handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid, int32_t nsid);
   void flush(bool force);
   void publish_drops();
@@ -93,6 +93,7 @@ class Reader {
   std::deque<std::unique_ptr<SampleBatch>> queue_;
   ReaderStats published_;
   std::atomic<uint64_t> queued_{0};
+  std::atomic<size_t> queued_bytes_{0};
   std::atomic<uint64_t> queue_drops_{0};
   std::atomic<bool> js_notified_{false};
   std::atomic<int> failure_errno_{0};

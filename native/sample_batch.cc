@@ -49,8 +49,8 @@ void SampleBatch::append(const Message& m, const uint8_t* source, bool has_nsid,
   const uint32_t tunnel = has_tunnel ? append_tunnel(payload, m.tunnel, source) : 0;
 
   uint8_t* r = records.data() + at;
-  uint32_t flags = (m.probability ? record::kFlagProbability : 0) | (m.swapped_layout ? record::kFlagSwapped : 0) |
-                   (has_nsid ? record::kFlagNsid : 0) | (has_tunnel ? record::kFlagTunnel : 0);
+  uint32_t flags = (m.probability ? record::kFlagProbability : 0) | (has_nsid ? record::kFlagNsid : 0) |
+                   (has_tunnel ? record::kFlagTunnel : 0);
   store32(r, record::kPresent, m.present);
   store32(r, record::kKindCmdFlags, static_cast<uint32_t>(m.kind) | uint32_t{m.cmd} << 8 | flags);
   store32(r, record::kGroup, m.group);
@@ -69,8 +69,6 @@ void SampleBatch::append(const Message& m, const uint8_t* source, bool has_nsid,
   store32(r, record::kCookieOffset, cookie);
   store32(r, record::kCookieLength, m.user_cookie.length);
   store32(r, record::kTunnelOffset, tunnel);
-  store32(r, record::kError, static_cast<uint32_t>(m.error));
-  store32(r, record::kUnknownAttrs, m.unknown_attrs);
   count++;
 }
 

@@ -32,12 +32,9 @@ constexpr uint32_t kDataOffset = 16;
 constexpr uint32_t kDataLength = 17;
 constexpr uint32_t kCookieOffset = 18;
 constexpr uint32_t kCookieLength = 19;
-constexpr uint32_t kTunnelOffset = 20;
-constexpr uint32_t kError = 22;
-constexpr uint32_t kUnknownAttrs = 23;
+constexpr uint32_t kTunnelOffset = 20;  // words 21-23: unused, keep the record 8-byte aligned
 
 constexpr uint32_t kFlagProbability = 1u << 16;
-constexpr uint32_t kFlagSwapped = 1u << 17;
 constexpr uint32_t kFlagNsid = 1u << 18;
 constexpr uint32_t kFlagTunnel = 1u << 19;
 }  // namespace record

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   g++ make python3           # node-gyp
-  cmake clang libclang-rt-14-dev  # the parser's native tests and fuzzer (cmake-js path)
+  cmake clang                # the parser's native tests and fuzzer (cmake-js path)
   iproute2 util-linux        # netns tests, setpriv for the unprivileged test
   openvswitch-common openssl # ovsdb-server and ovsdb-tool for the OVSDB/OVN tests, PKI for ssl remotes
   tshark                     # cross-checks the packet decoder against a real dissector
@@ -27,6 +27,17 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -q
   echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# libFuzzer and the sanitizers ship with the compiler-rt of clang's own version.
+clang_major=$(clang --version | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+runtime="libclang-rt-${clang_major}-dev"
+if ! dpkg-query -W -f '${Status}' "$runtime" 2>/dev/null | grep -q 'install ok installed'; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "missing Debian package: $runtime: install it (as root: apt-get install $runtime)" >&2
+    exit 1
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$runtime"
 fi
 
 # node-gyp must build against the installed Node headers: there is no network for downloads.

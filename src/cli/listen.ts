@@ -16,27 +16,29 @@ export interface ListenOptions extends OvnRemoteOptions {
   format: OutputFormat;
 }
 
-function positiveInteger(flag: string, value: string): number {
+function wholeNumber(flag: string, value: string, min: number): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new CliUsageError(`${flag} ${value}: give a whole number`);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min) {
+    throw new CliUsageError(`${flag} ${value}: give a whole number of at least ${min}`);
+  }
   return n;
 }
 
 /** `usersock:FAMILY:GROUP` or `generic:FAMILY:GROUP`. */
 function parseSource(value: string): PsampleSourceOptions {
-  const [protocol, family, group] = value.split(':');
-  if ((protocol !== 'usersock' && protocol !== 'generic') || family === undefined || group === undefined) {
+  const [protocol, family, group, ...extra] = value.split(':');
+  if ((protocol !== 'usersock' && protocol !== 'generic') || family === undefined || group === undefined || extra.length > 0) {
     throw new CliUsageError(`--source ${value}: use usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID`);
   }
-  return { protocol, familyId: positiveInteger('--source family', family), groupId: positiveInteger('--source group', group) };
+  return { protocol, familyId: wholeNumber('--source family', family, 0), groupId: wholeNumber('--source group', group, 1) };
 }
 
 export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions {
   return {
-    groups: options.group?.map((g) => positiveInteger('--group', g)),
+    groups: options.group?.map((g) => wholeNumber('--group', g, 0)),
     netns: options.netns,
     listenAllNsid: options.allNsid,
-    receiveBufferBytes: options.rcvbuf === undefined ? undefined : positiveInteger('--rcvbuf', options.rcvbuf),
+    receiveBufferBytes: options.rcvbuf === undefined ? undefined : wholeNumber('--rcvbuf', options.rcvbuf, 1),
     source: options.source === undefined ? undefined : parseSource(options.source),
   };
 }
@@ -51,14 +53,16 @@ export async function listen(
   write: (line: string) => void,
   writeError: (line: string) => void,
 ): Promise<void> {
-  const limit = options.count === undefined ? Infinity : positiveInteger('--count', options.count);
+  // Every option is checked before the socket exists: a usage error must not leave it open.
+  const limit = options.count === undefined ? Infinity : wholeNumber('--count', options.count, 1);
+  const seconds = options.duration === undefined ? undefined : wholeNumber('--duration', options.duration, 1);
+  const socketOptions = listenSocketOptions(options);
   const controller = new AbortController();
-  const socket = openPsample({ ...listenSocketOptions(options), signal: controller.signal });
+  const socket = openPsample({ ...socketOptions, signal: controller.signal });
   const stop = (): void => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  const timer =
-    options.duration === undefined ? undefined : setTimeout(stop, positiveInteger('--duration', options.duration) * 1000);
+  const timer = seconds === undefined ? undefined : setTimeout(stop, seconds * 1000);
   writeError(`ovn-psample: listening (netlink family ${socket.familyId}, multicast group ${socket.groupId})`);
   socket.on('drop', (drop) => writeError(`ovn-psample: ${drop.count} ${drop.kind} drop(s), ${drop.total} in all`));
   let shown = 0;

@@ -2,6 +2,7 @@
 import { Command, Option } from 'commander';
 
 import { OvnPsampleError } from '../errors';
+import { CliUsageError } from './errors';
 import { decodeDatagrams, printDecoded } from './decode';
 import {
   decodeCookieCommand,
@@ -42,6 +43,9 @@ program
   .action(async (options: DecodeCommandOptions) => {
     const write = (line: string): boolean => process.stdout.write(`${line}\n`);
     if (options.cookie !== undefined) {
+      if (options.hex !== undefined || options.file !== undefined) {
+        throw new CliUsageError('decode: --cookie decodes a cookie alone; give it without --hex or --file');
+      }
       write(await decodeCookieCommand({ ...options, cookie: options.cookie }));
       return;
     }
@@ -62,7 +66,7 @@ program
   .option('--netns <ns>', 'network namespace: name under /run/netns, path, or pid')
   .option('--all-nsid', 'also receive samples from peer namespaces that have an nsid')
   .option('--rcvbuf <bytes>', 'socket receive buffer')
-  .option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID')
+  .option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID')
   .option('--count <n>', 'exit after n samples')
   .option('--duration <seconds>', 'exit after this many seconds')
   .option('--nb <remote>', `OVN northbound database: say which ACL and policy each sample hit (default ${DEFAULT_NB_REMOTE} when present)`)

@@ -19,7 +19,6 @@ export interface NativeReaderOptions {
 export interface NativeReaderInfo {
   familyId: number;
   groupId: number;
-  configGroupId: number;
   kernelFilter: boolean;
   receiveBufferBytes: number;
 }

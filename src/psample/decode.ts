@@ -1,6 +1,6 @@
 import { addon } from '../native/binding';
 import { readBatch } from './batch';
-import { PsampleDecodeError } from './errors';
+import { fromNativeError, InvalidOptionError, PsampleDecodeError } from './errors';
 import type { PsampleMessage } from './types';
 
 export interface DecodePsampleOptions {
@@ -14,7 +14,17 @@ export interface DecodePsampleOptions {
  * truncated or garbled, rather than returning a partial answer that looks complete.
  */
 export function decodePsample(bytes: Uint8Array, options: DecodePsampleOptions = {}): PsampleMessage[] {
-  const [records, payload, count, counters] = addon.decode(bytes, options.familyId ?? 0);
+  const familyId = options.familyId ?? 0;
+  if (!Number.isInteger(familyId) || familyId < 0 || familyId > 0xffff) {
+    throw new InvalidOptionError(`familyId must be an integer from 0 to 65535, got ${String(familyId)}`);
+  }
+  let decoded: ReturnType<typeof addon.decode>;
+  try {
+    decoded = addon.decode(bytes, familyId);
+  } catch (error) {
+    throw fromNativeError(error);
+  }
+  const [records, payload, count, counters] = decoded;
   if (counters.malformed > 0) {
     throw new PsampleDecodeError(
       `${counters.malformed} malformed netlink message(s) in ${bytes.byteLength} bytes: ` +

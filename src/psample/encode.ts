@@ -1,4 +1,5 @@
 import { ipv4Bytes, ipv6Bytes } from './address-bytes';
+import { InvalidOptionError } from './errors';
 import type { PsampleMessage, PsampleTunnel } from './types';
 
 /** The psample family id Debian's 6.12 kernel assigned in the captured samples; any id >= 16 works for injection. */
@@ -7,12 +8,22 @@ export const DEFAULT_INJECTION_FAMILY_ID = 34;
 const COMMAND_NUMBERS = { sample: 0, 'get-group': 1, 'new-group': 2, 'del-group': 3 } as const;
 const NLA_F_NESTED = 0x8000;
 
+function inRange(type: number, value: number, max: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new InvalidOptionError(`attribute ${type & 0x7fff}: ${value} does not fit (0 to ${max})`);
+  }
+  return value;
+}
+
 class AttributeWriter {
   private chunks: Uint8Array[] = [];
   length = 0;
 
   private push(type: number, payload: Uint8Array): void {
     const total = 4 + payload.byteLength;
+    if (total > 0xffff) {
+      throw new InvalidOptionError(`attribute ${type & 0x7fff} is ${payload.byteLength} bytes: netlink attributes hold at most 65531`);
+    }
     const padded = (total + 3) & ~3;
     const chunk = new Uint8Array(padded);
     const view = new DataView(chunk.buffer);
@@ -30,19 +41,24 @@ class AttributeWriter {
     this.push(type, new Uint8Array(0));
   }
   u8(type: number, value: number): void {
-    this.push(type, Uint8Array.of(value));
+    this.push(type, Uint8Array.of(inRange(type, value, 0xff)));
   }
   u16(type: number, value: number, bigEndian = false): void {
+    inRange(type, value, 0xffff);
     const b = new Uint8Array(2);
     new DataView(b.buffer).setUint16(0, value, !bigEndian);
     this.push(type, b);
   }
   u32(type: number, value: number): void {
+    inRange(type, value, 0xffffffff);
     const b = new Uint8Array(4);
     new DataView(b.buffer).setUint32(0, value, true);
     this.push(type, b);
   }
   u64(type: number, value: bigint, bigEndian = false): void {
+    if (value < 0n || value > 0xffff_ffff_ffff_ffffn) {
+      throw new InvalidOptionError(`attribute ${type}: ${value} does not fit in 64 bits`);
+    }
     const b = new Uint8Array(8);
     new DataView(b.buffer).setBigUint64(0, value, !bigEndian);
     this.push(type, b);

@@ -4,13 +4,19 @@ import type { OpenPsampleOptions } from './types';
 
 const DEFAULT_RECEIVE_BUFFER = 32 * 1024 * 1024;
 const DEFAULT_QUEUE_CAPACITY = 262_144;
-const MAX_FILTER_GROUPS = 200; // native/group_filter.h: classic BPF jumps are 8 bits
 
 function integerIn(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new InvalidOptionError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
   }
   return value;
+}
+
+function flag(name: string, value: unknown): boolean {
+  if (value !== undefined && typeof value !== 'boolean') {
+    throw new InvalidOptionError(`${name} must be true or false, got ${String(value)}`);
+  }
+  return value ?? false;
 }
 
 export function netnsSpec(netns: string | number | undefined): string | undefined {
@@ -25,12 +31,12 @@ export function netnsSpec(netns: string | number | undefined): string | undefine
 /** Checks user options and fills defaults, so the addon only ever sees well-typed values. */
 export function nativeReaderOptions(options: OpenPsampleOptions): NativeReaderOptions {
   const groups = options.groups?.map((g, i) => integerIn(`groups[${i}]`, g, 0, 2 ** 32 - 1));
-  if (groups && groups.length > MAX_FILTER_GROUPS) {
-    throw new InvalidOptionError(`groups: at most ${MAX_FILTER_GROUPS} groups can be filtered in the kernel`);
-  }
   const source = options.source;
   if (source && source.protocol !== 'usersock' && source.protocol !== 'generic') {
     throw new InvalidOptionError("source.protocol must be 'usersock' or 'generic'");
+  }
+  if (source && options.config) {
+    throw new InvalidOptionError('config: group events come from the kernel psample family; an injection source has none');
   }
   return {
     protocol: source?.protocol ?? 'kernel',
@@ -38,8 +44,8 @@ export function nativeReaderOptions(options: OpenPsampleOptions): NativeReaderOp
     groupId: source ? integerIn('source.groupId', source.groupId, 1, source.protocol === 'usersock' ? 32 : 2 ** 32 - 1) : undefined,
     netns: netnsSpec(options.netns),
     groups,
-    config: options.config ?? false,
-    listenAllNsid: options.listenAllNsid ?? false,
+    config: flag('config', options.config),
+    listenAllNsid: flag('listenAllNsid', options.listenAllNsid),
     receiveBufferBytes: integerIn(
       'receiveBufferBytes',
       options.receiveBufferBytes ?? DEFAULT_RECEIVE_BUFFER,

@@ -59,6 +59,10 @@ class SampleIterator implements AsyncIterableIterator<PsampleMessage> {
       if (this.head === this.buffer.length) {
         this.buffer.length = 0;
         this.head = 0;
+      } else if (this.head >= 1024 && this.head * 2 >= this.buffer.length) {
+        // A consumer that never quite catches up must not keep every consumed sample alive.
+        this.buffer.splice(0, this.head);
+        this.head = 0;
       }
       this.owner.iteratorDrained();
       return Promise.resolve({ value, done: false });
@@ -96,6 +100,10 @@ export interface PsampleSocketEvents {
  * A live psample subscription. A dedicated native thread keeps draining the kernel socket into a
  * bounded queue while JavaScript is busy; this object turns the queued batches into
  * PsampleMessage objects on the JavaScript thread.
+ *
+ * Backpressure: while any async iterator holds more than 65,536 unread samples, delivery pauses
+ * for everyone (listeners included), the native queue fills and then counts drops. An iterator
+ * that is no longer read must be ended (break / return()) so it does not hold the others back.
  */
 export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage> {
   /** The netlink family id the messages carry (psample's, resolved at open). */
@@ -132,7 +140,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     this.kernelFilter = info.kernelFilter;
     this.#signal = options.signal;
     if (this.#signal?.aborted) this.close();
-    this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+    else this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 
   get closed(): boolean {
@@ -157,16 +165,26 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   close(): void {
+    this.#close(undefined);
+  }
+
+  // Whatever the reader thread already queued is delivered, to listeners and iterators alike,
+  // before the iterators end (with the failure, if any).
+  #close(failure: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#signal?.removeEventListener('abort', this.#onAbort);
-    // Whatever the reader thread already queued is delivered, not silently lost.
     this.#deliver(this.#native.take(this.#counters));
     this.#reportDrops();
     this.#native.close();
-    for (const iterator of this.#iterators) iterator.finish();
+    const iterators = [...this.#iterators];
     this.#iterators.clear();
+    for (const iterator of iterators) iterator.finish(failure);
     this.emit('close');
+    if (failure !== undefined) {
+      if (this.listenerCount('error') > 0) this.emit('error', failure);
+      else if (iterators.length === 0) throw failure;
+    }
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<PsampleMessage> {
@@ -241,12 +259,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
       'SOCKET_ERROR',
       `the psample socket failed (${name}) and was closed: open a new socket to continue`,
     );
-    const iterators = [...this.#iterators];
-    this.#iterators.clear();
-    this.close();
-    for (const iterator of iterators) iterator.finish(error);
-    if (this.listenerCount('error') > 0) this.emit('error', error);
-    else if (iterators.length === 0) throw error;
+    this.#close(error);
   }
 }
 

@@ -43,3 +43,17 @@ it('listen fails with the typed, actionable error where the kernel has no psampl
   expect(code).toBe(1);
   expect(stderr).toMatch(/load the psample module.*\[PSAMPLE_UNAVAILABLE\]/);
 });
+
+it.each([
+  [['listen', '--source', 'usersock:34:9', '--duration', 'abc'], /--duration abc: give a whole number of at least 1/],
+  [['listen', '--source', 'usersock:34:9', '--count', '0'], /--count 0: give a whole number of at least 1/],
+  [['listen', '--source', 'usersock:34:9:extra'], /--source usersock:34:9:extra: use usersock:FAMILY_ID:GROUP_ID/],
+  [['decode', '--cookie', '2b000001000003ea', '--hex', '00'], /--cookie decodes a cookie alone/],
+])('usage errors exit 2 at once, without opening anything: %j', async (args, message) => {
+  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  expect(code).toBe(2);
+  expect(stderr).toMatch(message);
+});
