@@ -1,0 +1,76 @@
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+
+#include "check.h"
+#include "genl_family.h"
+#include "netlink_builder.h"
+
+namespace ovnpsample::testing {
+namespace {
+
+// The controller's answer for psample as the kernel lays it out (ctrl_fill_info).
+NetlinkBuilder family_reply(bool garble_group = false) {
+  NetlinkBuilder b;
+  b.begin_message(GENL_ID_CTRL).genl(CTRL_CMD_NEWFAMILY, 2);
+  b.attr(CTRL_ATTR_FAMILY_NAME, "psample", 8);
+  b.attr_host<uint16_t>(CTRL_ATTR_FAMILY_ID, 34);
+  b.begin_nest(CTRL_ATTR_MCAST_GROUPS);
+  b.begin_nest(1).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 14).attr(CTRL_ATTR_MCAST_GRP_NAME, "config", 7).end_nest();
+  b.begin_nest(2).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 15);
+  if (garble_group) b.raw({0xff, 0x00, 0x02, 0x00});  // nla_len 255 runs past the nest
+  b.attr(CTRL_ATTR_MCAST_GRP_NAME, "packets", 8).end_nest();
+  b.end_nest();
+  b.end_message();
+  return b;
+}
+
+TEST_CASE("genl: the psample family id and both multicast groups are read") {
+  const auto b = family_reply();
+  FamilyInfo info;
+  CHECK_EQ(parse_get_family_reply(b.bytes().data(), b.size(), info), 0);
+  CHECK_EQ(info.id, 34);
+  CHECK_EQ(info.group_id("config"), 14u);
+  CHECK_EQ(info.group_id("packets"), 15u);
+  CHECK_EQ(info.group_id("nope"), 0u);
+}
+
+TEST_CASE("genl: a garbled multicast group makes the whole reply malformed") {
+  const auto b = family_reply(true);
+  FamilyInfo info;
+  CHECK_EQ(parse_get_family_reply(b.bytes().data(), b.size(), info), EBADMSG);
+}
+
+TEST_CASE("genl: the kernel's ENOENT for an unknown family is returned as such") {
+  NetlinkBuilder b;
+  b.begin_message(NLMSG_ERROR).raw_host<int32_t>(-ENOENT);
+  b.raw_host<uint32_t>(28).raw_host<uint16_t>(GENL_ID_CTRL).raw_host<uint16_t>(NLM_F_REQUEST).raw_host<uint32_t>(1).raw_host<uint32_t>(0);
+  b.end_message();
+  FamilyInfo info;
+  CHECK_EQ(parse_get_family_reply(b.bytes().data(), b.size(), info), ENOENT);
+}
+
+TEST_CASE("genl: every truncation of a reply is malformed, never read past") {
+  const auto b = family_reply();
+  for (size_t cut = 0; cut < b.size(); cut++) {
+    FamilyInfo info;
+    CHECK_EQ(parse_get_family_reply(b.bytes().data(), cut, info), EBADMSG);
+  }
+}
+
+TEST_CASE("genl: the request names the family after nlmsghdr and genlmsghdr") {
+  const auto request = build_get_family_request("psample", 7);
+  nlmsghdr header;
+  std::memcpy(&header, request.data(), sizeof header);
+  CHECK_EQ(header.nlmsg_len, request.size());
+  CHECK_EQ(header.nlmsg_type, GENL_ID_CTRL);
+  CHECK_EQ(header.nlmsg_seq, 7u);
+  CHECK_EQ(request[NLMSG_HDRLEN], CTRL_CMD_GETFAMILY);
+  CHECK(std::string(reinterpret_cast<const char*>(request.data()) + NLMSG_HDRLEN + GENL_HDRLEN + 4) == "psample");
+}
+
+}  // namespace
+}  // namespace ovnpsample::testing
