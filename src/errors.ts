@@ -86,3 +86,28 @@ export class OvsdbRpcError extends OvnPsampleError {
     this.reply = reply;
   }
 }
+
+/**
+ * Event listeners (a TableCache's, an OvsdbClient's 'status') threw. What they were told about
+ * went on regardless (a cache update is complete); `errors` holds what they threw.
+ */
+export class OvsdbListenerError extends OvnPsampleError {
+  readonly errors: readonly unknown[];
+
+  constructor(listeners: string, errors: readonly unknown[]) {
+    const first = errors[0];
+    super(
+      'OVSDB_LISTENER',
+      `${listeners} threw ${errors.length} time(s) (first: ${first instanceof Error ? first.message : String(first)}); the update went on regardless. Fix the listener.`,
+      { cause: first },
+    );
+    this.errors = errors;
+  }
+}
+
+/** An option is outside the range it can work with; the message names it and the accepted range. */
+export class OvsdbOptionError extends OvnPsampleError {
+  constructor(message: string) {
+    super('OVSDB_OPTION', message);
+  }
+}

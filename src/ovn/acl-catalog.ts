@@ -1,5 +1,6 @@
 import type { TableCache } from '../ovsdb/cache';
 import type { Row } from '../ovsdb/row';
+import { NO_ROWS } from '../ovsdb/table-store';
 import type { OvnAclInfo, OvnAclVerdict } from './event';
 import { aclMessage, policyOwner } from './owner';
 import { PointIdMemory } from './point-id-memory';
@@ -9,7 +10,6 @@ import { mapColumn, numberColumn, stringColumn } from './row-values';
 export type PointIdKind = 'sample_new' | 'sample_est' | 'label';
 
 const KINDS: readonly PointIdKind[] = ['sample_new', 'sample_est', 'label'];
-const NO_ROWS: readonly Row[] = Object.freeze([]);
 
 /** The ACLs a point id leads to: the first one's verdict, and the others' uuids. */
 export interface AclMatch {
@@ -36,28 +36,34 @@ export class AclCatalog {
   private readonly formerSamples = new PointIdMemory();
   private readonly formerLabels = new PointIdMemory();
 
+  private readonly onChange = (table: string, uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void => {
+    if (table !== 'ACL' && table !== 'Sample') {
+      return;
+    }
+    for (const kind of KINDS) {
+      // Map.clear() allocates a fresh table even when empty; initial syncs change every row.
+      if (this.hot[kind].size > 0) {
+        this.hot[kind].clear();
+      }
+    }
+    if (table === 'ACL') {
+      this.aclChanged(uuid, oldRow, newRow);
+    } else if (oldRow !== undefined) {
+      this.sampleChanged(uuid, oldRow, newRow);
+    }
+  };
+  private readonly onBatch = (): void => this.samplesLeaving.clear();
+
   constructor(nb: TableCache) {
     this.nb = nb;
-    nb.on('change', (table, uuid, oldRow, newRow) => {
-      if (table !== 'ACL' && table !== 'Sample') {
-        return;
-      }
-      for (const kind of KINDS) {
-        // Map.clear() allocates a fresh table even when empty; initial syncs change every row.
-        if (this.hot[kind].size > 0) {
-          this.hot[kind].clear();
-        }
-      }
-      if (table === 'ACL') {
-        this.aclChanged(uuid, oldRow, newRow);
-      } else if (oldRow !== undefined && newRow === undefined) {
-        const metadata = numberColumn(oldRow, 'metadata');
-        if (metadata !== undefined) {
-          this.samplesLeaving.set(uuid, metadata);
-        }
-      }
-    });
-    nb.on('batch', () => this.samplesLeaving.clear());
+    nb.on('change', this.onChange);
+    nb.on('batch', this.onBatch);
+  }
+
+  /** Stops following the cache, which may outlive this catalog (a cache the caller owns). */
+  detach(): void {
+    this.nb.off('change', this.onChange);
+    this.nb.off('batch', this.onBatch);
   }
 
   /** The live ACLs behind a sample's point id, or undefined when none has it. */
@@ -134,6 +140,27 @@ export class AclCatalog {
       // A new Sample may be inserted later in this update: then the id is remembered needlessly, which is harmless.
       if (!sameMeaning || newRow === undefined || this.pointId(newRow, kind) !== oldPoint) {
         (kind === 'label' ? this.formerLabels : this.formerSamples).remember(oldPoint, oldVerdict);
+      }
+    }
+  }
+
+  private sampleChanged(uuid: string, oldRow: Row, newRow: Row | undefined): void {
+    const metadata = numberColumn(oldRow, 'metadata');
+    if (metadata === undefined) {
+      return;
+    }
+    if (newRow === undefined) {
+      this.samplesLeaving.set(uuid, metadata);
+      return;
+    }
+    if (numberColumn(newRow, 'metadata') === metadata) {
+      return;
+    }
+    // Renumbered in place: established connections keep carrying the old metadata.
+    const acls = this.nb.table('ACL');
+    for (const kind of ['sample_new', 'sample_est'] as const) {
+      for (const acl of acls.lookup(kind, uuid)) {
+        this.formerSamples.remember(metadata, this.verdict(acl));
       }
     }
   }

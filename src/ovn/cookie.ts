@@ -32,6 +32,16 @@ export function hex32(value: number): string {
   return (value >>> 0).toString(16).padStart(8, '0');
 }
 
+/** The observation point id ovn-controller gives a drop sample of a logical flow: its UUID's first 32 bits. */
+export function flowPointId(flowUuid: string): number {
+  return Number.parseInt(flowUuid.slice(0, 8), 16) >>> 0;
+}
+
+/** ovn-northd's stage-hint: the first 32 bits of a northbound row's UUID, as 8 hex digits (hex32 of the same bits). */
+export function stageHintOf(uuid: string): string {
+  return uuid.slice(0, 8).toLowerCase();
+}
+
 /** The cookie as 16 hex digits, the form parseCookieHex() reads back. */
 export function formatCookieHex(ids: ObservationIds): string {
   return hex32(ids.obsDomainId) + hex32(ids.obsPointId);

@@ -14,19 +14,25 @@ export class DatapathDirectory {
   private readonly sb: TableCache | undefined;
   private readonly resolved = new Map<number, OvnDatapathInfo>();
   private readonly hasRouters: boolean;
+  private readonly forget = (table: string): void => {
+    // Map.clear() allocates a fresh table even when empty, and initial syncs change every row.
+    if (this.resolved.size > 0 && (table === 'Logical_Switch' || table === 'Logical_Router' || table === 'Datapath_Binding')) {
+      this.resolved.clear();
+    }
+  };
 
   constructor(nb: TableCache, sb: TableCache | undefined) {
     this.nb = nb;
     this.sb = sb;
     this.hasRouters = nb.monitoredColumns().has('Logical_Router');
-    const forget = (table: string): void => {
-      // Map.clear() allocates a fresh table even when empty, and initial syncs change every row.
-      if (this.resolved.size > 0 && (table === 'Logical_Switch' || table === 'Logical_Router' || table === 'Datapath_Binding')) {
-        this.resolved.clear();
-      }
-    };
-    nb.on('change', forget);
-    sb?.on('change', forget);
+    nb.on('change', this.forget);
+    sb?.on('change', this.forget);
+  }
+
+  /** Stops following the caches, which may outlive this directory (caches the caller owns). */
+  detach(): void {
+    this.nb.off('change', this.forget);
+    this.sb?.off('change', this.forget);
   }
 
   /** The datapath row of a tunnel key, for matching a logical flow's logical_datapath. */

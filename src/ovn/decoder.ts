@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { OvnSchemaUnsupportedError } from '../errors';
+import { OvnSchemaUnsupportedError, OvsdbClosedError } from '../errors';
 import { TableCache, type CacheSelection } from '../ovsdb/cache';
 import { OvsdbClient, type OvsdbClientOptions, type OvsdbStatus } from '../ovsdb/client';
+import { emitErrorIfHeard } from '../ovsdb/optional-error';
 import type { DatabaseSchema } from '../ovsdb/schema';
 import type { PsampleMessage } from '../psample/types';
 import { AclCatalog, type PointIdKind } from './acl-catalog';
@@ -58,6 +59,8 @@ interface Resolvers {
   readonly apps: SamplingApps;
   readonly datapaths: DatapathDirectory;
   readonly flows: LogicalFlowDirectory | undefined;
+  /** Takes every resolver's listeners off the caches, which may outlive the decoder. */
+  detach(): void;
 }
 
 interface Base {
@@ -74,42 +77,49 @@ interface Base {
  */
 export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   private readonly options: OvnSampleDecoderOptions | undefined;
+  private readonly callerCaches: OvnSampleDecoderCaches | undefined;
   private readonly counters = new DecodeCounters();
   private readonly ownedClients: OvsdbClient[] = [];
-  /** Listeners put on clients the caller owns, taken off again on close(). */
-  private readonly detachers: (() => void)[] = [];
+  /** Undoes what was put on clients the caller owns (listeners, monitors), on close(). */
+  private readonly detachers: (() => void | Promise<void>)[] = [];
   private resolvers: Resolvers | undefined;
   private synced = false;
   private starting: Promise<void> | undefined;
+  /** Aborted by close(), so a start() in progress stops and closes what it opens afterwards. */
+  private attempt: AbortController | undefined;
 
   constructor(options: OvnSampleDecoderOptions | OvnSampleDecoderCaches) {
     super();
     if ('nbCache' in options) {
       this.options = undefined;
+      this.callerCaches = options;
       assertSelection(options.nbCache, northboundSelection(options.nbCache.schema));
       if (options.sbCache !== undefined) {
         assertSelection(options.sbCache, southboundSelection(options.sbCache.schema));
       }
-      this.resolvers = buildResolvers(options.nbCache, options.sbCache);
-      this.synced = true;
+      this.useCallerCaches(options);
     } else {
       this.options = options;
+      this.callerCaches = undefined;
     }
   }
 
   /**
    * Connects (when given remotes), mirrors the databases and resolves after their initial sync.
-   * On failure what was opened is closed again, and start() may be retried.
+   * On failure what was opened is closed again, and start() may be retried. A close() while this
+   * is in progress makes it reject with OvsdbClosedError; start() after close() starts afresh.
    */
   start(): Promise<void> {
-    this.starting ??=
-      this.options === undefined
-        ? Promise.resolve()
-        : this.connectAndSync(this.options).catch(async (error: unknown) => {
-            this.starting = undefined;
-            await this.close();
-            throw error;
-          });
+    if (this.starting === undefined) {
+      if (this.options === undefined) {
+        if (this.resolvers === undefined && this.callerCaches !== undefined) {
+          this.useCallerCaches(this.callerCaches);
+        }
+        this.starting = Promise.resolve();
+      } else {
+        this.starting = this.startOnce(this.options);
+      }
+    }
     return this.starting;
   }
 
@@ -173,34 +183,71 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     return this.counters.snapshot();
   }
 
-  /** Closes the connections the decoder opened itself; clients passed in stay open. */
+  /**
+   * Closes the connections the decoder opened itself; clients passed in stay open but stop
+   * feeding the decoder's caches, and caches passed in stop feeding its indexes.
+   */
   async close(): Promise<void> {
     this.synced = false;
-    for (const detach of this.detachers.splice(0)) {
-      detach();
-    }
+    this.starting = undefined;
+    this.attempt?.abort();
+    this.attempt = undefined;
+    this.resolvers?.detach();
+    this.resolvers = undefined;
+    const undo = this.detachers.splice(0).map((detach) => detach());
     const clients = this.ownedClients.splice(0);
-    await Promise.all(clients.map((client) => client.close()));
+    await Promise.all([...undo, ...clients.map((client) => client.close())]);
   }
 
-  private async connectAndSync(options: OvnSampleDecoderOptions): Promise<void> {
-    const nb = await this.open(options.nb, NORTHBOUND_DATABASE, options);
-    const sb = options.sb === undefined ? undefined : await this.open(options.sb, SOUTHBOUND_DATABASE, options);
+  private useCallerCaches(caches: OvnSampleDecoderCaches): void {
+    this.resolvers = buildResolvers(caches.nbCache, caches.sbCache);
+    this.synced = true;
+  }
+
+  private async startOnce(options: OvnSampleDecoderOptions): Promise<void> {
+    const attempt = new AbortController();
+    this.attempt = attempt;
+    try {
+      await this.connectAndSync(options, attempt.signal);
+    } catch (error) {
+      // A close() during the attempt already cleaned up, and a newer start() may be running by now.
+      if (this.attempt === attempt) {
+        await this.close();
+      }
+      throw attempt.signal.aborted ? new OvsdbClosedError('The decoder was closed before start() finished.', { cause: error }) : error;
+    }
+  }
+
+  private async connectAndSync(options: OvnSampleDecoderOptions, signal: AbortSignal): Promise<void> {
+    const nb = await this.open(options.nb, NORTHBOUND_DATABASE, options, signal);
+    const sb = options.sb === undefined ? undefined : await this.open(options.sb, SOUTHBOUND_DATABASE, options, signal);
+    signal.throwIfAborted();
     const nbCache = new TableCache(nb.schema, northboundSelection(nb.schema));
     const sbCache = sb === undefined ? undefined : new TableCache(sb.schema, southboundSelection(sb.schema));
     // Attached before the initial sync so the indexes grow with the cache instead of rescanning it.
     this.resolvers = buildResolvers(nbCache, sbCache);
     await Promise.all([
-      nb.client.monitor(NORTHBOUND_DATABASE, nbCache),
-      sb === undefined || sbCache === undefined ? undefined : sb.client.monitor(SOUTHBOUND_DATABASE, sbCache),
+      this.follow(nb.client, NORTHBOUND_DATABASE, nbCache, signal),
+      sb === undefined || sbCache === undefined ? undefined : this.follow(sb.client, SOUTHBOUND_DATABASE, sbCache, signal),
     ]);
+    signal.throwIfAborted();
     this.synced = true;
+  }
+
+  /** Monitors `cache` through `client`; a client the caller owns is told to stop on close(). */
+  private follow(client: OvsdbClient, database: string, cache: TableCache, signal: AbortSignal): Promise<void> {
+    signal.throwIfAborted();
+    if (!this.ownedClients.includes(client)) {
+      this.detachers.push(() => client.unmonitor(cache));
+    }
+    return client.monitor(database, cache);
   }
 
   private async open(
     database: OvnDatabase,
     name: string,
     options: OvnSampleDecoderOptions,
+    signal: AbortSignal,
   ): Promise<{ client: OvsdbClient; schema: DatabaseSchema }> {
     let client: OvsdbClient;
     if (database instanceof OvsdbClient) {
@@ -209,18 +256,16 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
       client = await OvsdbClient.connect(typeof database === 'string' ? database : [...database], {
         ...options.client,
         database: name,
-        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        // close() aborts `signal`, which closes this client too when it connects after ownedClients was emptied.
+        signal: options.signal === undefined ? signal : AbortSignal.any([signal, options.signal]),
       });
       this.ownedClients.push(client);
     }
+    signal.throwIfAborted();
     const onStatus = (status: OvsdbStatus): void => {
       this.emit('status', name, status);
     };
-    const onError = (error: Error): void => {
-      if (this.listenerCount('error') > 0) {
-        this.emit('error', error);
-      }
-    };
+    const onError = (error: Error): void => emitErrorIfHeard(this, error);
     client.on('status', onStatus);
     client.on('error', onError);
     this.detachers.push(() => {
@@ -331,11 +376,21 @@ function makeEvent(base: Base, parts: EventParts): OvnSampleEvent {
 }
 
 function buildResolvers(nbCache: TableCache, sbCache: TableCache | undefined): Resolvers {
+  const catalog = new AclCatalog(nbCache);
+  const apps = new SamplingApps(nbCache);
+  const datapaths = new DatapathDirectory(nbCache, sbCache);
+  const flows = sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, new StageHintIndex(nbCache));
   return {
-    catalog: new AclCatalog(nbCache),
-    apps: new SamplingApps(nbCache),
-    datapaths: new DatapathDirectory(nbCache, sbCache),
-    flows: sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, new StageHintIndex(nbCache)),
+    catalog,
+    apps,
+    datapaths,
+    flows,
+    detach: () => {
+      catalog.detach();
+      apps.detach();
+      datapaths.detach();
+      flows?.detach();
+    },
   };
 }
 

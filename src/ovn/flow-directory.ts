@@ -1,15 +1,11 @@
 import type { TableCache } from '../ovsdb/cache';
 import type { Row } from '../ovsdb/row';
+import { flowPointId } from './cookie';
 import type { OvnLogicalFlowInfo } from './event';
 import { externalId } from './external-ids';
 import { mapColumn, numberColumn, stringColumn } from './row-values';
 import type { StageHintIndex } from './stage-hints';
 import { UuidBuckets } from './uuid-buckets';
-
-/** The observation point id ovn-controller gives a drop sample of a logical flow: its UUID's first 32 bits. */
-export function flowPointId(flowUuid: string): number {
-  return Number.parseInt(flowUuid.slice(0, 8), 16) >>> 0;
-}
 
 /**
  * SB logical flows keyed by the point id their drop samples carry. Several flows can share the
@@ -21,23 +17,31 @@ export class LogicalFlowDirectory {
   private readonly byPointId = new UuidBuckets<number>();
   private readonly described = new Map<string, { readonly hintVersion: number; readonly info: OvnLogicalFlowInfo }>();
 
+  private readonly onChange = (table: string, uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void => {
+    if (table !== 'Logical_Flow') {
+      return;
+    }
+    this.described.delete(uuid);
+    if (oldRow === undefined && newRow !== undefined) {
+      this.byPointId.add(flowPointId(uuid), uuid);
+    } else if (oldRow !== undefined && newRow === undefined) {
+      this.byPointId.remove(flowPointId(uuid), uuid);
+    }
+  };
+
   constructor(sb: TableCache, hints: StageHintIndex) {
     this.sb = sb;
     this.hints = hints;
-    sb.on('change', (table, uuid, oldRow, newRow) => {
-      if (table !== 'Logical_Flow') {
-        return;
-      }
-      this.described.delete(uuid);
-      if (oldRow === undefined && newRow !== undefined) {
-        this.byPointId.add(flowPointId(uuid), uuid);
-      } else if (oldRow !== undefined && newRow === undefined) {
-        this.byPointId.remove(flowPointId(uuid), uuid);
-      }
-    });
+    sb.on('change', this.onChange);
     for (const row of sb.table('Logical_Flow').values()) {
       this.byPointId.add(flowPointId(row._uuid), row._uuid);
     }
+  }
+
+  /** Stops following the caches (this directory's and its stage hints'), which may outlive it. */
+  detach(): void {
+    this.sb.off('change', this.onChange);
+    this.hints.detach();
   }
 
   /** The flow behind a drop sample, preferring one of the sampled datapath. */

@@ -13,14 +13,20 @@ export class SamplingApps {
   private readonly nb: TableCache;
   private byId = new Map<number, SamplingAppType>();
   private stale = true;
+  private readonly onChange = (table: string): void => {
+    if (table === 'Sampling_App') {
+      this.stale = true;
+    }
+  };
 
   constructor(nb: TableCache) {
     this.nb = nb;
-    nb.on('change', (table) => {
-      if (table === 'Sampling_App') {
-        this.stale = true;
-      }
-    });
+    nb.on('change', this.onChange);
+  }
+
+  /** Stops following the cache, which may outlive this map (a cache the caller owns). */
+  detach(): void {
+    this.nb.off('change', this.onChange);
   }
 
   typeOf(appId: number): SamplingAppType | undefined {

@@ -1,13 +1,10 @@
 import type { TableCache } from '../ovsdb/cache';
+import type { Row } from '../ovsdb/row';
+import { stageHintOf } from './cookie';
 import type { OvnStageHint } from './event';
 import { stringColumn } from './row-values';
 import { HINT_TABLES } from './selection';
 import { UuidBuckets } from './uuid-buckets';
-
-/** ovn-northd's stage-hint: the first 32 bits of a northbound row's UUID, as 8 hex digits. */
-export function stageHintOf(uuid: string): string {
-  return uuid.slice(0, 8).toLowerCase();
-}
 
 /** Finds the northbound row a logical flow's stage-hint names, across the tables that carry names. */
 export class StageHintIndex {
@@ -15,6 +12,18 @@ export class StageHintIndex {
   private readonly tables: readonly string[];
   private readonly byHint = new Map<string, UuidBuckets<string>>();
   private changes = 0;
+  private readonly onChange = (table: string, uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void => {
+    const buckets = this.byHint.get(table);
+    if (buckets === undefined) {
+      return;
+    }
+    this.changes++;
+    if (oldRow === undefined && newRow !== undefined) {
+      buckets.add(stageHintOf(uuid), uuid);
+    } else if (oldRow !== undefined && newRow === undefined) {
+      buckets.remove(stageHintOf(uuid), uuid);
+    }
+  };
 
   constructor(nb: TableCache) {
     this.nb = nb;
@@ -26,18 +35,12 @@ export class StageHintIndex {
         buckets.add(stageHintOf(row._uuid), row._uuid);
       }
     }
-    nb.on('change', (table, uuid, oldRow, newRow) => {
-      const buckets = this.byHint.get(table);
-      if (buckets === undefined) {
-        return;
-      }
-      this.changes++;
-      if (oldRow === undefined && newRow !== undefined) {
-        buckets.add(stageHintOf(uuid), uuid);
-      } else if (oldRow !== undefined && newRow === undefined) {
-        buckets.remove(stageHintOf(uuid), uuid);
-      }
-    });
+    nb.on('change', this.onChange);
+  }
+
+  /** Stops following the cache, which may outlive this index (a cache the caller owns). */
+  detach(): void {
+    this.nb.off('change', this.onChange);
   }
 
   /** Grows with every change of a named row, so answers derived from resolve() know when to expire. */

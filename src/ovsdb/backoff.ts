@@ -1,8 +1,11 @@
+import { OvsdbOptionError } from '../errors';
+
 export interface BackoffOptions {
-  /** First delay after every remote failed once. Default 250 ms. */
+  /** First delay after every remote failed once; at least 1. Default 250 ms. */
   readonly initialMs?: number;
-  /** Ceiling of the delay. Default 8000 ms (ovsdb-server clients use 8 s too). */
+  /** Ceiling of the delay; at least 1. Default 8000 ms (ovsdb-server clients use 8 s too). */
   readonly maxMs?: number;
+  /** Growth of the delay per failed round; at least 1 (1: constant delay). Default 2. */
   readonly factor?: number;
   /** Fraction of each delay drawn at random, so many clients do not reconnect in lock-step. Default 0.5. */
   readonly jitter?: number;
@@ -16,10 +19,11 @@ export class Backoff {
   private readonly jitter: number;
   private attempt = 0;
 
+  /** Throws OvsdbOptionError for a value that would make reconnection spin or never grow. */
   constructor(options: BackoffOptions = {}) {
-    this.initialMs = options.initialMs ?? 250;
-    this.maxMs = options.maxMs ?? 8000;
-    this.factor = options.factor ?? 2;
+    this.initialMs = atLeast('backoff.initialMs', options.initialMs ?? 250, 1);
+    this.maxMs = atLeast('backoff.maxMs', options.maxMs ?? 8000, 1);
+    this.factor = atLeast('backoff.factor', options.factor ?? 2, 1);
     this.jitter = Math.min(Math.max(options.jitter ?? 0.5, 0), 1);
   }
 
@@ -33,4 +37,11 @@ export class Backoff {
   reset(): void {
     this.attempt = 0;
   }
+}
+
+function atLeast(name: string, value: number, minimum: number): number {
+  if (!Number.isFinite(value) || value < minimum) {
+    throw new OvsdbOptionError(`${name} is ${value}; it must be a finite number of at least ${minimum}.`);
+  }
+  return value;
 }

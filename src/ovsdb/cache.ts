@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { OvsdbProtocolError, OvsdbSchemaError } from '../errors';
+import { OvsdbListenerError, OvsdbProtocolError, OvsdbSchemaError } from '../errors';
 import { applyDatumDiff, decodeDatum, defaultValue, valuesEqual } from './datum';
-import { objectEntries, objectSize } from './lazy-json';
+import { isJsonObject } from './json-object';
+import { objectMembers, objectSize } from './lazy-json';
 import type { Row, Value } from './row';
 import { requireColumn, requireTable, type ColumnSchema, type DatabaseSchema } from './schema';
 import { StringPool } from './string-pool';
@@ -18,7 +19,7 @@ export interface ApplyOptions {
   readonly snapshot?: boolean;
 }
 
-/** Row updates the cache could not apply; each is also reported with a 'malformed' event. */
+/** Row updates the cache could not apply (each also reported with a 'malformed' event), and failing listeners. */
 export interface CacheStats {
   /** Row updates whose shape or values did not match the schema. */
   malformedRows: number;
@@ -26,6 +27,8 @@ export interface CacheStats {
   inconsistentRows: number;
   /** Row updates for tables outside the selection. */
   unselectedTableRows: number;
+  /** Listener calls that threw; the update went on, and applyUpdate*() threw OvsdbListenerError at its end. */
+  failedListenerCalls: number;
 }
 
 export interface TableCacheEvents {
@@ -40,9 +43,11 @@ export interface TableCacheEvents {
  */
 export class TableCache extends EventEmitter<TableCacheEvents> {
   readonly schema: DatabaseSchema;
-  readonly stats: CacheStats = { malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 };
+  readonly stats: CacheStats = { malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0, failedListenerCalls: 0 };
   private readonly stores = new Map<string, TableStore>();
   private readonly pool = new StringPool();
+  /** What listeners threw during the message being applied, rethrown once the message is complete. */
+  private listenerErrors: unknown[] = [];
 
   constructor(schema: DatabaseSchema, selection: CacheSelection) {
     super();
@@ -70,7 +75,10 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
     return store as unknown as TableView<R>;
   }
 
-  /** Applies an RFC 7047 <table-updates> ({table: {uuid: {old?, new?}}}) from monitor/update. */
+  /**
+   * Applies an RFC 7047 <table-updates> ({table: {uuid: {old?, new?}}}) from monitor/update.
+   * Throws OvsdbListenerError, after applying everything, when listeners threw.
+   */
   applyUpdate(tableUpdates: unknown, options: ApplyOptions = {}): void {
     this.applyMessage(tableUpdates, options, (store, uuid, rowUpdate) => {
       const update = expectObject(rowUpdate);
@@ -87,7 +95,7 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
     });
   }
 
-  /** Applies update2/update3 <table-updates2> ({table: {uuid: {initial|insert|modify|delete}}}). */
+  /** Applies update2/update3 <table-updates2> ({table: {uuid: {initial|insert|modify|delete}}}); throws as applyUpdate(). */
   applyUpdate2(tableUpdates2: unknown, options: ApplyOptions = {}): void {
     this.applyMessage(tableUpdates2, options, (store, uuid, rowUpdate) => {
       const update = expectObject(rowUpdate);
@@ -112,32 +120,30 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
     });
   }
 
-  /** Empties every table, emitting 'change' for each removed row and then 'batch'. */
-  clear(): void {
-    for (const store of this.stores.values()) {
-      for (const uuid of store.uuids()) {
-        this.remove(store, uuid, store.get(uuid));
-      }
-    }
-    this.emit('batch');
-  }
-
   private applyMessage(
     tableUpdates: unknown,
     options: ApplyOptions,
     applyRow: (store: TableStore, uuid: string, rowUpdate: unknown) => void,
   ): void {
+    try {
+      this.applyTables(tableUpdates, options, applyRow);
+    } finally {
+      this.listenerErrors = [];
+    }
+  }
+
+  private applyTables(
+    tableUpdates: unknown,
+    options: ApplyOptions,
+    applyRow: (store: TableStore, uuid: string, rowUpdate: unknown) => void,
+  ): void {
     const seen = options.snapshot === true ? new Map<TableStore, Set<string>>() : undefined;
-    const tables =
-      typeof tableUpdates === 'object' && tableUpdates !== null && !Array.isArray(tableUpdates)
-        ? (tableUpdates as Record<string, unknown>)
-        : undefined;
-    if (tables === undefined) {
+    if (!isJsonObject(tableUpdates)) {
       this.malformed('', '', new OvsdbProtocolError('An update message is not a JSON object of tables.'));
     }
-    for (const [tableName, rows] of Object.entries(tables ?? {})) {
+    for (const [tableName, rows] of Object.entries(isJsonObject(tableUpdates) ? tableUpdates : {})) {
       const store = this.stores.get(tableName);
-      if (typeof rows !== 'object' || rows === null || Array.isArray(rows)) {
+      if (!isJsonObject(rows)) {
         this.malformed(tableName, '', new OvsdbProtocolError(`The update of table "${tableName}" is not an object of rows.`));
         continue;
       }
@@ -147,10 +153,10 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
       }
       const seenRows = new Set<string>();
       seen?.set(store, seenRows);
-      for (const [uuid, rowUpdate] of objectEntries(rows)) {
+      for (const [uuid, readRowUpdate] of objectMembers(rows)) {
         seenRows.add(uuid);
         try {
-          applyRow(store, uuid, rowUpdate);
+          applyRow(store, uuid, readRowUpdate());
         } catch (error) {
           if (!(error instanceof OvsdbProtocolError)) {
             throw error;
@@ -169,7 +175,25 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
         }
       }
     }
-    this.emit('batch');
+    this.notify('batch');
+    if (this.listenerErrors.length > 0) {
+      throw new OvsdbListenerError('TableCache listeners', this.listenerErrors);
+    }
+  }
+
+  /**
+   * Calls each listener on its own: one that throws must not keep the others (the decoder's
+   * indexes) from seeing the change, nor stop the rest of the message from being applied.
+   */
+  private notify<K extends keyof TableCacheEvents>(event: K, ...args: TableCacheEvents[K]): void {
+    for (const listener of this.rawListeners(event) as ((...values: TableCacheEvents[K]) => void)[]) {
+      try {
+        listener.apply(this, args);
+      } catch (error) {
+        this.stats.failedListenerCalls++;
+        this.listenerErrors.push(error);
+      }
+    }
   }
 
   private put(store: TableStore, uuid: string, existing: Row | undefined, row: Row): void {
@@ -177,7 +201,7 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
       return;
     }
     store.put(row);
-    this.emit('change', store.name, uuid, existing, row);
+    this.notify('change', store.name, uuid, existing, row);
   }
 
   private remove(store: TableStore, uuid: string, existing: Row | undefined): void {
@@ -186,12 +210,12 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
       return;
     }
     store.remove(uuid);
-    this.emit('change', store.name, uuid, existing, undefined);
+    this.notify('change', store.name, uuid, existing, undefined);
   }
 
   private inconsistent(store: TableStore, uuid: string, what: string): void {
     this.stats.inconsistentRows++;
-    this.emit(
+    this.notify(
       'malformed',
       store.name,
       uuid,
@@ -201,7 +225,7 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
 
   private malformed(table: string, uuid: string, error: Error): void {
     this.stats.malformedRows++;
-    this.emit('malformed', table, uuid, error);
+    this.notify('malformed', table, uuid, error);
   }
 }
 
@@ -237,8 +261,8 @@ function rowsEqual(columns: readonly ColumnSchema[], a: Row, b: Row): boolean {
 }
 
 function expectObject(json: unknown): Record<string, unknown> {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+  if (!isJsonObject(json)) {
     throw new OvsdbProtocolError('A row update is not a JSON object; the server does not speak RFC 7047.');
   }
-  return json as Record<string, unknown>;
+  return json;
 }

@@ -4,6 +4,7 @@ import {
   OvsdbClosedError,
   OvsdbConnectionError,
   OvsdbDisconnectedError,
+  OvsdbListenerError,
   OvsdbProtocolError,
   OvsdbRpcError,
   OvsdbSchemaError,
@@ -13,10 +14,11 @@ import { Backoff, type BackoffOptions } from './backoff';
 import { TableCache } from './cache';
 import { JsonRpcSession } from './json-rpc';
 import { MONITOR_METHODS, MonitorSubscription, type MonitorMethod, type MonitorSyncResult } from './monitor';
+import { emitErrorIfHeard } from './optional-error';
 import { formatRemote, parseRemotes, type Remote } from './remote';
 import { parseSchema, type DatabaseSchema } from './schema';
-import { SERVER_DATABASE_COLUMNS, unsuitableReason, type ServerDatabaseRow } from './server-database';
-import { openStream, type SslOptions } from './transport';
+import { SERVER_DATABASE_COLUMNS, ServerDatabaseJudge, type ServerDatabaseRow } from './server-database';
+import { endpointsOf, openStream, type Endpoint, type SslOptions } from './transport';
 
 /** A session that lasted this long resets the backoff; shorter ones count as failed attempts. */
 const STABLE_SESSION_MS = 5000;
@@ -63,7 +65,7 @@ export interface OvsdbClientEvents {
 export interface OvsdbClientStats {
   /** Sessions that reached 'connected'. */
   sessions: number;
-  /** Protocol anomalies and failing cache listeners, also emitted as 'error'. */
+  /** Protocol anomalies and failing listeners (cache, 'status'), also emitted as 'error'. */
   anomalies: number;
 }
 
@@ -87,6 +89,7 @@ interface SessionWaiter {
  */
 export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   readonly remotes: readonly Remote[];
+  private readonly endpoints: readonly Endpoint[];
   readonly stats: OvsdbClientStats = { sessions: 0, anomalies: 0 };
   private readonly options: OvsdbClientOptions;
   private readonly stopper = new AbortController();
@@ -94,6 +97,11 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   private readonly waiters = new Set<SessionWaiter>();
   private readonly lastErrors = new Map<string, Error>();
   private readonly schemas = new Map<string, Promise<DatabaseSchema>>();
+  private readonly judge: ServerDatabaseJudge;
+  private readonly backoff: Backoff;
+  /** Monitors being cancelled: updates the server sent before it saw monitor_cancel are expected. */
+  private readonly cancelledMonitors = new Set<string>();
+  private readonly onAbort = (): void => void this.close();
   /** The session that passed qualification; requests go there. */
   private session: JsonRpcSession | undefined;
   /** Any session in progress, qualified or not, so close() can end it. */
@@ -107,22 +115,20 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   private constructor(remotes: readonly Remote[], options: OvsdbClientOptions) {
     super();
     this.remotes = remotes;
+    this.endpoints = endpointsOf(remotes, options.ssl);
     this.options = options;
+    this.judge = new ServerDatabaseJudge(options.database, options.leaderOnly === true);
+    this.backoff = new Backoff(options.backoff);
   }
 
   /** Connects to the first usable remote; rejects if none is usable within connectTimeoutMs. */
   static async connect(remote: string | readonly string[], options: OvsdbClientOptions = {}): Promise<OvsdbClient> {
-    const remotes = parseRemotes(remote);
-    const tls = remotes.find((candidate) => candidate.kind === 'ssl');
-    if (tls !== undefined && options.ssl === undefined) {
-      throw new OvsdbConnectionError(`Remote ${formatRemote(tls)} needs TLS credentials: pass options.ssl with key, cert and ca.`);
-    }
-    const client = new OvsdbClient(remotes, options);
+    const client = new OvsdbClient(parseRemotes(remote), options);
     const { signal } = options;
     if (signal?.aborted === true) {
       throw new OvsdbClosedError('The OVSDB connection was aborted before it started.', { cause: signal.reason });
     }
-    signal?.addEventListener('abort', () => void client.close(), { once: true });
+    signal?.addEventListener('abort', client.onAbort, { once: true });
     client.loopDone = client.run();
     try {
       await client.waitForSession(options.connectTimeoutMs ?? 30_000);
@@ -195,7 +201,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
       return Promise.reject(new OvsdbSchemaError('This cache is already monitored by this client: one monitor feeds one cache.'));
     }
     const methods = this.options.monitorMethods ?? MONITOR_METHODS;
-    const subscription = new MonitorSubscription(database, cache, `${database}#${this.nextMonitorId++}`, methods);
+    const subscription = new MonitorSubscription(database, cache, `${database}#${this.nextMonitorId++}`, methods, (error) =>
+      this.report(error),
+    );
     return new Promise<void>((resolve, reject) => {
       const watch: Watch = { subscription, synced: false, resolve, reject };
       this.watches.push(watch);
@@ -205,12 +213,46 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     });
   }
 
+  /**
+   * Stops feeding `cache` (the server is sent monitor_cancel), so a cache whose owner is done with
+   * it does not stay mirrored for the client's lifetime. A monitor() of it still waiting for its
+   * initial sync rejects with OvsdbClosedError. Does nothing for a cache this client does not feed.
+   */
+  async unmonitor(cache: TableCache): Promise<void> {
+    const index = this.watches.findIndex((watch) => watch.subscription.cache === cache);
+    if (index < 0) {
+      return;
+    }
+    const watch = this.watches.splice(index, 1)[0]!;
+    if (!watch.synced) {
+      watch.reject(new OvsdbClosedError('The monitor was cancelled with unmonitor() before its initial sync.'));
+    }
+    const { subscription } = watch;
+    const session = subscription.session;
+    subscription.session = undefined;
+    if (session === undefined || session.closed) {
+      return;
+    }
+    this.cancelledMonitors.add(subscription.id);
+    try {
+      await session.request('monitor_cancel', [subscription.id]);
+    } catch (error) {
+      // An RPC error means the server holds no such monitor (its start failed): nothing left to cancel.
+      if (!(error instanceof OvsdbRpcError || error instanceof OvsdbDisconnectedError || error instanceof OvsdbClosedError)) {
+        throw error;
+      }
+    } finally {
+      this.cancelledMonitors.delete(subscription.id);
+    }
+  }
+
   /** Closes the connection for good; pending requests and unsynced monitors reject with OvsdbClosedError. */
   async close(): Promise<void> {
     if (this.closed) {
       return this.loopDone;
     }
     this.closed = true;
+    this.options.signal?.removeEventListener('abort', this.onAbort);
     this.stopper.abort();
     const error = new OvsdbClosedError('The OVSDB client was closed.');
     this.opening?.close(error);
@@ -227,10 +269,10 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   }
 
   private async run(): Promise<void> {
-    const backoff = new Backoff(this.options.backoff);
+    const { backoff } = this;
     let failuresInRound = 0;
-    for (let index = 0; !this.closed; index = (index + 1) % this.remotes.length) {
-      const remote = this.remotes[index]!;
+    for (let index = 0; !this.closed; index = (index + 1) % this.endpoints.length) {
+      const remote = this.endpoints[index]!;
       const started = Date.now();
       const { connected, error } = await this.runSession(remote);
       let retryInMs: number | undefined;
@@ -242,7 +284,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         } else {
           failuresInRound++;
         }
-        retryInMs = failuresInRound >= this.remotes.length ? backoff.next() : 0;
+        retryInMs = failuresInRound >= this.endpoints.length ? backoff.next() : 0;
       }
       this.emitStatus({ state: 'disconnected', remote: formatRemote(remote), error: this.closed ? undefined : error, retryInMs });
       if (retryInMs !== undefined && retryInMs > 0) {
@@ -253,13 +295,13 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   }
 
   /** One session with one remote, from connecting to its end. */
-  private async runSession(remote: Remote): Promise<{ connected: boolean; error: Error | undefined }> {
+  private async runSession(remote: Endpoint): Promise<{ connected: boolean; error: Error | undefined }> {
     const name = formatRemote(remote);
     this.emitStatus({ state: 'connecting', remote: name });
     let session: JsonRpcSession | undefined;
     let connected = false;
     try {
-      const socket = await openStream(remote, this.options.ssl, this.options.attemptTimeoutMs ?? 5000, this.stopper.signal);
+      const socket = await openStream(remote, this.options.attemptTimeoutMs ?? 5000, this.stopper.signal);
       let ended!: (error: Error | undefined) => void;
       const closed = new Promise<Error | undefined>((resolve) => (ended = resolve));
       const current: JsonRpcSession = new JsonRpcSession(
@@ -327,17 +369,17 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
       throw error;
     }
     const cache = new TableCache(schema, { Database: { columns: [...SERVER_DATABASE_COLUMNS] } });
-    const watch = new MonitorSubscription('_Server', cache, '_Server', ['monitor_cond', 'monitor']);
+    const watch = new MonitorSubscription('_Server', cache, '_Server', ['monitor_cond', 'monitor'], (error) => this.report(error));
+    // Routed before the reply is awaited: an update in the same read as the reply is applied first.
+    this.serverWatch = watch;
     await watch.start(session, schema);
     const rows = cache.table<ServerDatabaseRow>('Database');
-    const leaderOnly = this.options.leaderOnly === true;
-    const reason = unsuitableReason(rows, this.options.database, leaderOnly);
+    const reason = this.judge.unsuitableReason(rows);
     if (reason !== undefined) {
       throw new OvsdbConnectionError(`Skipped ${name}: ${reason}.`);
     }
-    this.serverWatch = watch;
     cache.on('batch', () => {
-      const lost = unsuitableReason(rows, this.options.database, leaderOnly);
+      const lost = this.judge.unsuitableReason(rows);
       if (lost !== undefined) {
         session.close(new OvsdbConnectionError(`Left ${name}: ${lost}.`));
       }
@@ -349,29 +391,43 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     if (subscription.session === session) {
       return;
     }
+    let result: MonitorSyncResult;
     try {
       const schema = await this.schemaOn(session, subscription.database);
-      const result = await subscription.start(session, schema);
-      this.emitStatus({ state: 'synced', remote: this.currentRemote, database: subscription.database, ...result });
-      if (!watch.synced) {
-        watch.synced = true;
-        watch.resolve();
-      }
+      result = await subscription.start(session, schema);
     } catch (error) {
-      if (session.closed || error instanceof OvsdbDisconnectedError || error instanceof OvsdbClosedError) {
-        return;
-      }
-      // The server refuses this monitor for good (unknown database, say): stop retrying it.
-      const index = this.watches.indexOf(watch);
-      if (index >= 0) {
-        this.watches.splice(index, 1);
-      }
-      const reason = error instanceof Error ? error : new Error(String(error));
-      if (watch.synced) {
-        this.report(reason);
-      } else {
-        watch.reject(reason);
-      }
+      this.watchFailed(watch, session, error);
+      return;
+    }
+    if (!this.watches.includes(watch)) {
+      return;
+    }
+    if (!watch.synced) {
+      watch.synced = true;
+      watch.resolve();
+    }
+    this.emitStatus({ state: 'synced', remote: this.currentRemote, database: subscription.database, ...result });
+  }
+
+  private watchFailed(watch: Watch, session: JsonRpcSession, error: unknown): void {
+    if (session.closed || error instanceof OvsdbDisconnectedError || error instanceof OvsdbClosedError) {
+      return;
+    }
+    const reason = error instanceof Error ? error : new Error(String(error));
+    if (!(reason instanceof OvsdbRpcError)) {
+      // Not the server refusing the monitor: a new session resyncs the cache from scratch.
+      session.close(reason);
+      return;
+    }
+    // The server refuses this monitor for good (unknown database, say): stop retrying it.
+    const index = this.watches.indexOf(watch);
+    if (index >= 0) {
+      this.watches.splice(index, 1);
+    }
+    if (watch.synced) {
+      this.report(reason);
+    } else {
+      watch.reject(reason);
     }
   }
 
@@ -393,7 +449,15 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     }
     if (method !== 'update' && method !== 'update2' && method !== 'update3') {
       this.report(new OvsdbProtocolError(`The server sent a "${method}" notification this client does not use; ignored.`));
+      return;
     }
+    const monitorId = Array.isArray(params) ? params[0] : undefined;
+    if (typeof monitorId === 'string' && this.cancelledMonitors.has(monitorId)) {
+      return;
+    }
+    this.report(
+      new OvsdbProtocolError(`The server sent an "${method}" notification for monitor ${JSON.stringify(monitorId)}, which no cache here uses (or is malformed); ignored.`),
+    );
   }
 
   private schemaOn(session: JsonRpcSession, database: string): Promise<DatabaseSchema> {
@@ -447,12 +511,25 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
 
   private report(error: Error): void {
     this.stats.anomalies++;
-    if (this.listenerCount('error') > 0) {
-      this.emit('error', error);
+    try {
+      emitErrorIfHeard(this, error);
+    } catch {
+      // An 'error' listener that throws has nowhere left to report to; the anomaly is counted above,
+      // and letting it escape would end the session or the reconnection loop.
     }
   }
 
+  /**
+   * Each 'status' listener is called on its own: one that throws is reported, and must neither keep
+   * the others from hearing the status nor stop the reconnection loop.
+   */
   private emitStatus(status: OvsdbStatus): void {
-    this.emit('status', status);
+    for (const listener of this.rawListeners('status') as ((status: OvsdbStatus) => void)[]) {
+      try {
+        listener.call(this, status);
+      } catch (error) {
+        this.report(new OvsdbListenerError("The OVSDB client's 'status' listeners", [error]));
+      }
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { OvsdbProtocolError } from '../errors';
-import { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE, BACKSLASH } from './json-bytes';
+import { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE, BACKSLASH, isJsonWhitespace } from './json-bytes';
 import { parseLargeJson } from './lazy-json';
 import { MessageBuffer } from './message-buffer';
 
@@ -76,7 +76,7 @@ export class JsonStreamFramer {
           this.emit(chunk, start, i + 1);
           start = -1;
         }
-      } else if (depth === 0 && byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) {
+      } else if (depth === 0 && !isJsonWhitespace(byte)) {
         throw this.garbage(`byte 0x${byte.toString(16)} outside any JSON object`);
       }
     }

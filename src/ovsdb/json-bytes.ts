@@ -7,3 +7,8 @@ export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 export const COMMA = 0x2c;
 export const COLON = 0x3a;
+
+/** The four bytes RFC 8259 allows between tokens: space, line feed, carriage return, tab. */
+export function isJsonWhitespace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}

@@ -107,6 +107,10 @@ export class JsonRpcSession {
   }
 
   private dispatch(message: unknown): void {
+    // Messages after the end in the same chunk belong to a dead session: its requests were already rejected.
+    if (this.ended) {
+      return;
+    }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       this.handlers.onAnomaly(new OvsdbProtocolError('The server sent a JSON-RPC message that is not an object; ignored.'));
       return;

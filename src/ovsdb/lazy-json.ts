@@ -1,6 +1,5 @@
 import { OvsdbProtocolError } from '../errors';
-import { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE, BACKSLASH, COMMA, COLON } from './json-bytes';
-
+import { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE, BACKSLASH, COMMA, COLON, isJsonWhitespace } from './json-bytes';
 
 /** Containers smaller than this are handed to JSON.parse whole. */
 const SMALL_CONTAINER_BYTES = 64 * 1024;
@@ -24,16 +23,26 @@ export class LazyJsonObject {
     return this.keys.length;
   }
 
-  *entries(): IterableIterator<[string, unknown]> {
+  /** Each member's name with a reader of its value, so one bad value costs that member, not the rest. */
+  *members(): IterableIterator<JsonMember> {
     for (let i = 0; i < this.keys.length; i++) {
-      yield [this.keys[i]!, JSON.parse(this.bytes.toString('utf8', this.starts[i], this.ends[i]))];
+      yield [this.keys[i]!, () => parseJson(this.bytes, this.starts[i]!, this.ends[i]!)];
     }
   }
 }
 
+/** A member's name and a reader of its value; the reader throws OvsdbProtocolError when the value is not valid JSON. */
+export type JsonMember = readonly [name: string, read: () => unknown];
+
 /** Members of a parsed JSON object, whether plain or lazy. */
-export function objectEntries(json: object): Iterable<[string, unknown]> {
-  return json instanceof LazyJsonObject ? json.entries() : Object.entries(json);
+export function objectMembers(json: object): Iterable<JsonMember> {
+  return json instanceof LazyJsonObject ? json.members() : plainMembers(json as Record<string, unknown>);
+}
+
+function* plainMembers(json: Record<string, unknown>): IterableIterator<JsonMember> {
+  for (const name of Object.keys(json)) {
+    yield [name, () => json[name]];
+  }
 }
 
 /** Member count of a parsed JSON object, whether plain or lazy. */
@@ -51,14 +60,20 @@ export function parseLargeJson(bytes: Buffer): unknown {
 
 function skipWhitespace(bytes: Buffer, pos: number): number {
   let i = pos;
-  while (i < bytes.length) {
-    const byte = bytes[i]!;
-    if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) {
-      break;
-    }
+  while (i < bytes.length && isJsonWhitespace(bytes[i]!)) {
     i++;
   }
   return i;
+}
+
+function parseJson(bytes: Buffer, start: number, end: number): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8', start, end));
+  } catch (error) {
+    throw new OvsdbProtocolError('The server sent a message that is not valid JSON; check that the remote is an OVSDB server.', {
+      cause: error,
+    });
+  }
 }
 
 class SkeletonParser {
@@ -141,13 +156,7 @@ class SkeletonParser {
   }
 
   private parseSlice(start: number, end: number): unknown {
-    try {
-      return JSON.parse(this.bytes.toString('utf8', start, end));
-    } catch (error) {
-      throw new OvsdbProtocolError('The server sent a message that is not valid JSON; check that the remote is an OVSDB server.', {
-        cause: error,
-      });
-    }
+    return parseJson(this.bytes, start, end);
   }
 
   /** The end (exclusive) of the value starting at `start`. */
@@ -161,7 +170,7 @@ class SkeletonParser {
       let i = start;
       while (i < bytes.length) {
         const byte = bytes[i]!;
-        if (byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET || byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09) {
+        if (byte === COMMA || byte === CLOSE_BRACE || byte === CLOSE_BRACKET || isJsonWhitespace(byte)) {
           break;
         }
         i++;

@@ -1,4 +1,4 @@
-import { OvsdbProtocolError, OvsdbRpcError } from '../errors';
+import { OvsdbListenerError, OvsdbProtocolError, OvsdbRpcError } from '../errors';
 import type { TableCache } from './cache';
 import type { JsonRpcSession } from './json-rpc';
 import type { DatabaseSchema } from './schema';
@@ -34,6 +34,8 @@ export class MonitorSubscription {
     readonly cache: TableCache,
     readonly id: string,
     private readonly methods: readonly MonitorMethod[],
+    /** Receives what the cache's listeners threw; the cache itself is complete then, so the feed goes on. */
+    private readonly reportListenerError: (error: OvsdbListenerError) => void,
   ) {}
 
   /** Starts monitoring on a new session; resolves once the initial content is in the cache. */
@@ -63,12 +65,12 @@ export class MonitorSubscription {
       return false;
     }
     if (method === 'update3' && typeof params[1] === 'string') {
-      this.cache.applyUpdate2(params[2]);
+      this.apply(() => this.cache.applyUpdate2(params[2]));
       this.lastTransactionId = params[1];
     } else if (method === 'update2') {
-      this.cache.applyUpdate2(params[1]);
+      this.apply(() => this.cache.applyUpdate2(params[1]));
     } else if (method === 'update') {
-      this.cache.applyUpdate(params[1]);
+      this.apply(() => this.cache.applyUpdate(params[1]));
     } else {
       return false;
     }
@@ -110,15 +112,30 @@ export class MonitorSubscription {
         throw new OvsdbProtocolError('The monitor_cond_since reply is not [found, last-txn-id, updates]; the server does not follow the OVSDB protocol.');
       }
       const resumed = reply[0] && this.lastTransactionId !== NO_TRANSACTION;
-      this.cache.applyUpdate2(reply[2] ?? {}, { snapshot: !reply[0] });
+      this.apply(() => this.cache.applyUpdate2(reply[2] ?? {}, { snapshot: !reply[0] }));
       this.lastTransactionId = reply[1];
       return resumed;
     }
     if (method === 'monitor_cond') {
-      this.cache.applyUpdate2(reply ?? {}, { snapshot: true });
+      this.apply(() => this.cache.applyUpdate2(reply ?? {}, { snapshot: true }));
     } else {
-      this.cache.applyUpdate(reply ?? {}, { snapshot: true });
+      this.apply(() => this.cache.applyUpdate(reply ?? {}, { snapshot: true }));
     }
     return false;
+  }
+
+  /**
+   * Failing listeners are reported, not thrown: the update is in the cache, so the transaction id
+   * must advance, or a resume would replay it onto rows that already have it.
+   */
+  private apply(update: () => void): void {
+    try {
+      update();
+    } catch (error) {
+      if (!(error instanceof OvsdbListenerError)) {
+        throw error;
+      }
+      this.reportListenerError(error);
+    }
   }
 }

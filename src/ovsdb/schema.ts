@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { OvsdbSchemaError } from '../errors';
+import { isJsonObject } from './json-object';
 
 export type AtomicType = 'integer' | 'real' | 'boolean' | 'string' | 'uuid';
 
@@ -253,10 +254,10 @@ function columnKind(type: ColumnType): ColumnKind {
 }
 
 function expectObject(json: unknown, where: string): Record<string, unknown> {
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+  if (!isJsonObject(json)) {
     throw invalid(where, 'a JSON object');
   }
-  return json as Record<string, unknown>;
+  return json;
 }
 
 function expectString(json: unknown, where: string): string {

@@ -31,7 +31,8 @@ const SMALL_BUCKET_ROWS = 8;
 
 type IndexEntry<R> = readonly R[] | IndexBucket<R>;
 
-const NO_ROWS: readonly never[] = Object.freeze([]);
+/** The answer for a key with no rows, shared so an empty lookup allocates nothing. */
+export const NO_ROWS: readonly never[] = Object.freeze([]);
 
 /** One table's rows keyed by uuid, plus secondary indexes kept in step with every change. */
 export class TableStore<R extends Row = Row> implements TableView<R> {

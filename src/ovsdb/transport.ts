@@ -17,8 +17,30 @@ export interface SslOptions {
   readonly checkHostname?: boolean;
 }
 
-/** Opens a byte stream to one remote; TLS is verified against `ssl.ca` before this resolves. */
-export async function openStream(remote: Remote, ssl: SslOptions | undefined, timeoutMs: number, signal: AbortSignal): Promise<Socket> {
+/** A remote with everything opening it takes: an ssl remote carries its credentials. */
+export type Endpoint =
+  | { readonly kind: 'unix'; readonly path: string }
+  | { readonly kind: 'tcp'; readonly host: string; readonly port: number }
+  | { readonly kind: 'ssl'; readonly host: string; readonly port: number; readonly ssl: SslOptions };
+
+/** Pairs each remote with what opening it takes; throws at once when an ssl remote has no credentials. */
+export function endpointsOf(remotes: readonly Remote[], ssl: SslOptions | undefined): Endpoint[] {
+  return remotes.map((remote): Endpoint => {
+    if (remote.kind === 'unix') {
+      return remote;
+    }
+    if (remote.kind === 'tcp') {
+      return { kind: 'tcp', host: remote.host, port: remote.port };
+    }
+    if (ssl === undefined) {
+      throw new OvsdbConnectionError(`Remote ${formatRemote(remote)} needs TLS credentials: pass options.ssl with key, cert and ca.`);
+    }
+    return { kind: 'ssl', host: remote.host, port: remote.port, ssl };
+  });
+}
+
+/** Opens a byte stream to one endpoint; TLS is verified against `ssl.ca` before this resolves. */
+export async function openStream(remote: Endpoint, timeoutMs: number, signal: AbortSignal): Promise<Socket> {
   const name = formatRemote(remote);
   let socket: Socket;
   let ready: string;
@@ -29,9 +51,7 @@ export async function openStream(remote: Remote, ssl: SslOptions | undefined, ti
     socket = connectTcp({ host: remote.host, port: remote.port });
     ready = 'connect';
   } else {
-    if (ssl === undefined) {
-      throw new OvsdbConnectionError(`Remote ${name} needs TLS credentials: pass options.ssl with key, cert and ca.`);
-    }
+    const { ssl } = remote;
     const [key, cert, ca] = await Promise.all([pem(ssl.key, 'key'), pem(ssl.cert, 'cert'), pem(ssl.ca, 'ca')]);
     socket = connectTls({
       host: remote.host,

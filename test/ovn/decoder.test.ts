@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OvnSampleDecoder } from '../../src/ovn/decoder';
 import type { OvnSampleEvent } from '../../src/ovn/event';
 import { formatOvnEvent } from '../../src/ovn/event-text';
-import { flowPointId } from '../../src/ovn/flow-directory';
+import { flowPointId } from '../../src/ovn/cookie';
 import type { PsampleMessage } from '../../src/psample/types';
 import { eventually, startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
 import {

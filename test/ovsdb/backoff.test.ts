@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OvsdbOptionError } from '../../src/errors';
 import { Backoff } from '../../src/ovsdb/backoff';
 
 describe('Backoff', () => {
@@ -22,5 +23,14 @@ describe('Backoff', () => {
   it('is exact without jitter', () => {
     const backoff = new Backoff({ initialMs: 250, jitter: 0 });
     expect([backoff.next(), backoff.next(), backoff.next()]).toEqual([250, 500, 1000]);
+  });
+
+  it.each([
+    ['initialMs 0 (a reconnection spin)', { initialMs: 0 }],
+    ['a factor below 1 (shrinking delays)', { factor: 0.5 }],
+    ['a non-finite ceiling', { maxMs: Number.POSITIVE_INFINITY }],
+  ])('refuses %s with a typed error naming the option', (_what, options) => {
+    expect(() => new Backoff(options)).toThrow(OvsdbOptionError);
+    expect(() => new Backoff(options)).toThrow(/backoff\.(initialMs|factor|maxMs) is .* at least/);
   });
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OvsdbSchemaError } from '../../src/errors';
+import { OvsdbListenerError, OvsdbSchemaError } from '../../src/errors';
 import { TableCache, type CacheSelection } from '../../src/ovsdb/cache';
+import { parseLargeJson } from '../../src/ovsdb/lazy-json';
 import type { Row } from '../../src/ovsdb/row';
 import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
 import { ovnSchemaPaths } from '../support/ovn-schemas';
@@ -201,7 +202,7 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     ]);
     expect(cache.table('Sample').get(SAMPLE_1)).toBe(unchanged);
     expect(cache.table('Sample').lookup('metadata', 8)).toEqual([]);
-    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 });
+    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0, failedListenerCalls: 0 });
   });
 
   it('counts and reports bad row updates without dropping the rest of the message', () => {
@@ -219,7 +220,7 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     cache.applyUpdate2([1, 2]);
     expect(cache.table('ACL').get(ACL_2)!.action).toBe('drop');
     expect(cache.table('ACL').get(ACL_1)).toBeUndefined();
-    expect(cache.stats).toEqual({ malformedRows: 3, inconsistentRows: 1, unselectedTableRows: 1 });
+    expect(cache.stats).toEqual({ malformedRows: 3, inconsistentRows: 1, unselectedTableRows: 1, failedListenerCalls: 0 });
     expect(reported).toEqual([
       `ACL ${ACL_1} OVSDB_PROTOCOL`,
       `Sample ${SAMPLE_1} OVSDB_PROTOCOL`,
@@ -228,15 +229,55 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     ]);
   });
 
-  it('clear() removes every row with a change event each, then one batch', () => {
+  it('applies the whole snapshot and emits batch even when a change listener throws, then throws a typed error', () => {
     const cache = new TableCache(nb, selection);
     cache.applyUpdate2(initial());
     const log = record(cache);
-    cache.clear();
-    expect(log.changes).toHaveLength(5);
-    expect(log.changes.every((change) => change.newRow === undefined)).toBe(true);
+    let calls = 0;
+    cache.on('change', () => {
+      calls++;
+      throw new Error('listener bug');
+    });
+    const snapshot = initial() as { ACL: Record<string, unknown>; Sample: Record<string, unknown> };
+    delete snapshot.ACL[ACL_2];
+    snapshot.Sample[SAMPLE_2] = { initial: { metadata: 80 } };
+    let thrown: unknown;
+    try {
+      cache.applyUpdate2(snapshot, { snapshot: true });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(OvsdbListenerError);
+    expect(thrown).toMatchObject({ code: 'OVSDB_LISTENER', errors: [expect.any(Error), expect.any(Error)] });
+    // The other listener saw every change, the deletion pass ran and batch still came.
+    expect(log.changes.map((change) => [change.table, change.uuid, change.newRow === undefined])).toEqual([
+      ['Sample', SAMPLE_2, false],
+      ['ACL', ACL_2, true],
+    ]);
     expect(log.batches).toBe(1);
-    expect(cache.table('Port_Group').lookup('acls', ACL_1)).toEqual([]);
+    expect(calls).toBe(2);
+    expect(cache.table('ACL').get(ACL_2)).toBeUndefined();
+    expect(cache.stats.failedListenerCalls).toBe(2);
+    // The next message starts clean.
+    cache.removeAllListeners('change');
+    expect(() => cache.applyUpdate2({ Sample: { [SAMPLE_2]: { modify: { metadata: 81 } } } })).not.toThrow();
+  });
+
+  it('counts a row whose value is not valid JSON inside a large lazily parsed message, and applies the others', () => {
+    const rows: string[] = [];
+    // Over 64 KiB and 256 rows, so the rows stay lazy until the cache reads them.
+    for (let i = 0; i < 1500; i++) {
+      const uuid = `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`;
+      rows.push(`"${uuid}":${i === 150 ? '{"initial":{"metadata":1x}}' : `{"initial":{"metadata":${i + 1}}}`}`);
+    }
+    const message = parseLargeJson(Buffer.from(`{"Sample":{${rows.join(',')}}}`));
+    const cache = new TableCache(nb, selection);
+    const reported: string[] = [];
+    cache.on('malformed', (table, uuid) => reported.push(`${table} ${uuid}`));
+    cache.applyUpdate2(message);
+    expect(cache.table('Sample').size).toBe(1499);
+    expect(cache.stats.malformedRows).toBe(1);
+    expect(reported).toEqual([`Sample 00000000-0000-4000-8000-${(150).toString(16).padStart(12, '0')}`]);
   });
 
   it('rejects selections the schema cannot satisfy', () => {

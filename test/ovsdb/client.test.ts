@@ -108,7 +108,7 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     const fresh = new TableCache(schema, NB_SELECTION);
     await client.monitor(NB, fresh);
     expect(cacheContent(cache)).toEqual(cacheContent(fresh));
-    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 });
+    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0, failedListenerCalls: 0 });
   });
 
   it('syncs a multi-megabyte initial reply exactly as a select transaction reads the same rows', async () => {
@@ -132,7 +132,7 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
       Object.fromEntries(result.rows.map((row) => [(row._uuid as [string, string])[1], { new: row }]));
     selected.applyUpdate({ ACL: asUpdate(acls!), Sample: asUpdate(samples!), Port_Group: asUpdate(groups!) });
     expect(cacheContent(cache)).toEqual(cacheContent(selected));
-    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0 });
+    expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0, failedListenerCalls: 0 });
   });
 
   it('rejects a failing transaction with the server reason and commits nothing', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { OvsdbProtocolError } from '../../src/errors';
-import { LazyJsonObject, objectEntries, objectSize, parseLargeJson } from '../../src/ovsdb/lazy-json';
+import { LazyJsonObject, objectMembers, objectSize, parseLargeJson } from '../../src/ovsdb/lazy-json';
 
 /** Turns lazy objects back into plain ones, to compare with JSON.parse. */
 function materialize(value: unknown): unknown {
   if (value instanceof LazyJsonObject) {
-    return Object.fromEntries([...objectEntries(value)].map(([key, member]) => [key, materialize(member)]));
+    return Object.fromEntries([...objectMembers(value)].map(([key, read]) => [key, materialize(read())]));
   }
   if (Array.isArray(value)) {
     return value.map(materialize);

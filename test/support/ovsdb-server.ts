@@ -261,6 +261,39 @@ export class OvsdbServer extends OvsdbServerProcess {
   }
 }
 
+/** An ovsdb-server relaying `database` from `source` (relay:DB:REMOTE), e.g. one whose source is down. */
+export class OvsdbRelay extends OvsdbServerProcess {
+  readonly dir: string;
+
+  private constructor(spec: ProcessSpec) {
+    super(spec);
+    this.dir = spec.dir;
+  }
+
+  static async start(options: { database: string; source: string }): Promise<OvsdbRelay> {
+    const dir = tempDir('ovn-psample-relay-');
+    try {
+      const relay = new OvsdbRelay({ dir, name: 'relay', dbPath: `relay:${options.database}:${options.source}`, tcpPort: await freePort() });
+      await relay.start();
+      return relay;
+    } catch (error) {
+      removeDir(dir);
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.kill('SIGKILL');
+    removeDir(this.dir);
+  }
+}
+
+/** The number of monitors the server holds for all its clients (ovs-appctl memory/show). */
+export async function serverMonitorCount(server: OvsdbServerProcess): Promise<number> {
+  const match = /monitors:(\d+)/.exec(await server.appctl('memory/show'));
+  return match === null ? 0 : Number(match[1]);
+}
+
 export interface ClusterMember extends OvsdbServerProcess {
   readonly index: number;
 }
