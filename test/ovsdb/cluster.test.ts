@@ -1,32 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient, type OvsdbStatus } from '../../src/ovsdb/client';
-import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
-import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { OvsdbCluster } from '../support/ovsdb-server';
-import { cacheContent, cacheReaches, NB_SELECTION, portGroupWithAclsOps } from './nb-helpers';
+import { cacheContent, cacheReaches, NB_SELECTION, portGroupWithAclsOps, useNbCluster } from './nb-helpers';
 
 const NB = 'OVN_Northbound';
 
 describe('a 3-member clustered NB (ovsdb-tool create-cluster/join-cluster) losing its leader', () => {
-  let cluster: OvsdbCluster;
-  let schema: DatabaseSchema;
-  const clients: OvsdbClient[] = [];
-
-  beforeAll(async () => {
-    const { nb } = await ovnSchemaPaths();
-    schema = await loadSchemaFile(nb);
-    cluster = await OvsdbCluster.start({ schema: nb });
-  });
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await cluster?.stop();
-  });
+  const fixture = useNbCluster();
+  const { clients } = fixture;
 
   it('prefers the leader for writes, and a reader resumes on a follower without reloading when the leader dies', async () => {
-    const leader = await cluster.leader();
-    const followers = cluster.members.filter((member) => member !== leader);
+    const leader = await fixture.cluster.leader();
+    const followers = fixture.cluster.members.filter((member) => member !== leader);
     const fast = { backoff: { initialMs: 50, maxMs: 500 }, inactivityProbeMs: 1000 };
 
     // Listed leader-last: leaderOnly must skip the followers.
@@ -40,7 +25,7 @@ describe('a 3-member clustered NB (ovsdb-tool create-cluster/join-cluster) losin
     clients.push(reader);
     const seen: OvsdbStatus[] = [];
     reader.on('status', (status) => seen.push(status));
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await reader.monitor(NB, cache);
     expect(reader.remote).toBe(leader.tcpRemote);
     // One more transaction so the reader holds a transaction id from the cluster's history.
@@ -60,13 +45,13 @@ describe('a 3-member clustered NB (ovsdb-tool create-cluster/join-cluster) losin
     expect(seen.find((status) => status.state === 'disconnected')).toMatchObject({ remote: leader.tcpRemote, error: expect.any(Error) });
 
     // The writer finds the newly elected leader and its change reaches the reader's cache.
-    const newLeader = await cluster.leader();
+    const newLeader = await fixture.cluster.leader();
     await writer.transact(NB, [{ op: 'mutate', table: 'Sample', where: [['metadata', '==', 2]], mutations: [['metadata', '+=', 200]] }]);
     expect(writer.remote).toBe(newLeader.tcpRemote);
     await cacheReaches(cache, () => cache.table('Sample').lookup('metadata', 202).length === 1);
     expect(initialEvents).toHaveLength(1);
 
-    const fresh = new TableCache(schema, NB_SELECTION);
+    const fresh = new TableCache(fixture.schema, NB_SELECTION);
     await reader.monitor(NB, fresh);
     expect(cacheContent(cache)).toEqual(cacheContent(fresh));
     expect(cache.table('ACL').size).toBe(10);

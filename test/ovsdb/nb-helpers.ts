@@ -1,4 +1,9 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { TableCache, CacheSelection } from '../../src/ovsdb/cache';
+import type { OvsdbClient } from '../../src/ovsdb/client';
+import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
+import { ovnSchemaPaths } from '../support/ovn-schemas';
+import { OvsdbCluster } from '../support/ovsdb-server';
 
 /** The NB columns ovn-psample's decoder reads, with the indexes it looks rows up by. */
 export const NB_SELECTION: CacheSelection = {
@@ -68,4 +73,26 @@ export function cacheContent(cache: TableCache): Record<string, unknown[]> {
       .sort((a, b) => String(a._uuid).localeCompare(String(b._uuid)));
   }
   return content;
+}
+
+export interface NbClusterFixture {
+  cluster: OvsdbCluster;
+  schema: DatabaseSchema;
+  /** Clients a test opens; closed after the file's tests. */
+  clients: OvsdbClient[];
+}
+
+/** A 3-member NB cluster with the real OVN schema for one test file, stopped after it. */
+export function useNbCluster(): NbClusterFixture {
+  const fixture = { clients: [] as OvsdbClient[] } as NbClusterFixture;
+  beforeAll(async () => {
+    const { nb } = await ovnSchemaPaths();
+    fixture.schema = await loadSchemaFile(nb);
+    fixture.cluster = await OvsdbCluster.start({ schema: nb });
+  });
+  afterAll(async () => {
+    await Promise.all(fixture.clients.map((client) => client.close()));
+    await fixture.cluster?.stop();
+  });
+  return fixture;
 }
