@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { OvnCookieError, OvsdbConnectionError } from '../../src/errors';
 import { formatCookieHex } from '../../src/ovn/cookie';
 import { encodePsample } from '../../src/psample/encode';
 import { createInjector } from '../../src/psample/injector';
+import { runCli } from '../support/cli';
 import { startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
 import {
   datapathBindingOp,
@@ -126,28 +127,16 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
 
     it('listen --nb --sb streams live samples with their OVN verdict', async () => {
       const group = 12; // this file's NETLINK_USERSOCK group
-      const child = spawn(
-        process.execPath,
-        [cli, 'listen', '--source', `usersock:34:${group}`, '--count', '1', '--format', 'text', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote],
-        { stdio: ['ignore', 'pipe', 'pipe'] },
+      const run = runCli(
+        ['listen', '--source', `usersock:34:${group}`, '--count', '1', '--format', 'text', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote],
       );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      const listening = new Promise<void>((resolve) =>
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString();
-          if (stderr.includes('listening')) resolve();
-        }),
-      );
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      await listening;
+      await run.listening;
       const injector = createInjector({ protocol: 'usersock', groupId: group });
       const cookie = Buffer.from(cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall)), 'hex');
       injector.send(encodePsample({ group: 42, proto: 0x800, userCookie: cookie }));
       injector.close();
-      expect(await exited).toBe(0);
-      expect(stdout.trim()).toMatch(/^group=42 .*app=\d+ dp=7 .*\| Dropped by egress firewall in namespace payments$/);
+      expect(await run.exited).toBe(0);
+      expect(run.stdout().trim()).toMatch(/^group=42 .*app=\d+ dp=7 .*\| Dropped by egress firewall in namespace payments$/);
     });
   });
 });

@@ -1,47 +1,30 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { expect, it } from 'vitest';
 
 import { createInjector, encodePsample } from '../../src/index';
+import { runCli } from '../support/cli';
 
-const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 const GROUP = 9;
 
 it('listen streams live samples as JSON lines, stops after --count and reports the accounting', async () => {
-  const child = spawn(process.execPath, [cli, 'listen', '--source', `usersock:34:${GROUP}`, '--count', '3'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const listening = new Promise<void>((resolve) =>
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      if (stderr.includes('listening')) resolve();
-    }),
-  );
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await listening;
+  const run = runCli(['listen', '--source', `usersock:34:${GROUP}`, '--count', '3']);
+  await run.listening;
   const injector = createInjector({ protocol: 'usersock', groupId: GROUP });
   const cookie = Uint8Array.from(Buffer.from('0200000500000064', 'hex'));
   for (let seq = 0; seq < 3; seq++) {
     injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800, userCookie: cookie }));
   }
   injector.close();
-  expect(await exited).toBe(0);
-  const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(await run.exited).toBe(0);
+  const lines = run.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines.map((l) => l.groupSeq)).toEqual([0, 1, 2]);
   expect(lines[0]).toMatchObject({ group: 10, obsDomainId: 0x02000005, obsPointId: 100, ovn: { appId: 2, datapathKey: 5 } });
-  expect(stderr).toMatch(/3 shown; received=3 kernelDrops=0 queueDrops=0 malformed=0/);
+  expect(run.stderr()).toMatch(/3 shown; received=3 kernelDrops=0 queueDrops=0 malformed=0/);
 });
 
 it('listen fails with the typed, actionable error where the kernel has no psample', async () => {
-  const child = spawn(process.execPath, [cli, 'listen'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  expect(code).toBe(1);
-  expect(stderr).toMatch(/load the psample module.*\[PSAMPLE_UNAVAILABLE\]/);
+  const run = runCli(['listen']);
+  expect(await run.exited).toBe(1);
+  expect(run.stderr()).toMatch(/load the psample module.*\[PSAMPLE_UNAVAILABLE\]/);
 });
 
 it.each([
@@ -50,10 +33,7 @@ it.each([
   [['listen', '--source', 'usersock:34:9:extra'], /--source usersock:34:9:extra: use usersock:FAMILY_ID:GROUP_ID/],
   [['decode', '--cookie', '2b000001000003ea', '--hex', '00'], /--cookie decodes a cookie alone/],
 ])('usage errors exit 2 at once, without opening anything: %j', async (args, message) => {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  expect(code).toBe(2);
-  expect(stderr).toMatch(message);
+  const run = runCli(args);
+  expect(await run.exited).toBe(2);
+  expect(run.stderr()).toMatch(message);
 });
