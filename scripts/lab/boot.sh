@@ -23,6 +23,13 @@ lab_boot() {
         return
     fi
     : >"$console"
+    # Two TCG guests on one small machine each run at half speed and can overrun the timeout:
+    # checkouts sharing a machine (and its lab cache) take turns.
+    exec 7>"$LAB_CACHE/.boot-lock"
+    if ! flock -n 7; then
+        lab_say "another lab guest runs on this machine; waiting for it to finish"
+        flock 7
+    fi
     lab_say "booting the guest (TCG, ${LAB_SMP} vCPUs, ${LAB_MEM_MB} MB, no network; timeout ${LAB_TIMEOUT_S} s)"
     timeout --kill-after=10 "$LAB_TIMEOUT_S" "${LAB_QEMU[@]}" -display none -monitor none \
         -serial "file:$console" </dev/null &

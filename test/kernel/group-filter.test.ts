@@ -1,18 +1,20 @@
 import { afterEach, expect, it } from 'vitest';
 
 import { createInjector, encodePsample, openPsample, type PsampleSocket } from '../../src/index';
+import { fileNetns } from '../support/netns';
 import { collectSamples, settle, waitFor } from '../support/receive';
 
 const GROUP = 3;
 const FAMILY = 34;
+const ns = fileNetns('ovnps-filter');
 let socket: PsampleSocket | undefined;
 afterEach(() => socket?.close());
 
 it('keeps other psample groups out of the socket in the kernel (BPF on SAMPLE_GROUP)', async () => {
-  socket = openPsample({ groups: [7, 70000], source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
+  socket = openPsample({ groups: [7, 70000], netns: ns.name, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
   expect(socket.kernelFilter).toBe(true);
   const received = collectSamples(socket);
-  const injector = createInjector({ protocol: 'usersock', groupId: GROUP });
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
   for (let i = 0; i < 300; i++) {
     const group = [7, 8, 70000, 9][i % 4];
     injector.send(encodePsample({ group, groupSeq: i, proto: 0x800 }, { familyId: FAMILY }));
@@ -26,8 +28,8 @@ it('keeps other psample groups out of the socket in the kernel (BPF on SAMPLE_GR
 });
 
 it('lets messages without a SAMPLE_GROUP through for userspace to judge', async () => {
-  socket = openPsample({ groups: [7], source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
-  const injector = createInjector({ protocol: 'usersock', groupId: GROUP });
+  socket = openPsample({ groups: [7], netns: ns.name, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
   const groupless = encodePsample({ group: 7 }, { familyId: FAMILY }).slice(0, 20);
   new DataView(groupless.buffer).setUint32(0, 20, true);
   injector.send(groupless);

@@ -10,11 +10,12 @@ import {
   type PsampleSocket,
 } from '../../src/index';
 import { vectors } from '../support/fixtures';
+import { fileNetns } from '../support/netns';
 import { collectSamples, settle, waitFor } from '../support/receive';
 
-// NETLINK_USERSOCK multicast group of this file (test files run in parallel; each has its own).
 const GROUP = 2;
 const FAMILY = 34;
+const ns = fileNetns('ovnps-inject');
 
 describe('samples injected through the kernel netlink path', () => {
   let socket: PsampleSocket | undefined;
@@ -25,8 +26,8 @@ describe('samples injected through the kernel netlink path', () => {
   });
 
   function open(): { socket: PsampleSocket; injector: PsampleInjector } {
-    socket = openPsample({ source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
-    injector = createInjector({ protocol: 'usersock', groupId: GROUP });
+    socket = openPsample({ netns: ns.name, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
+    injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
     return { socket, injector };
   }
 

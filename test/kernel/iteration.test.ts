@@ -1,20 +1,22 @@
 import { expect, it } from 'vitest';
 
 import { createInjector, encodePsample, openPsample, type PsampleMessage } from '../../src/index';
+import { fileNetns } from '../support/netns';
 import { waitFor } from '../support/receive';
 
 const GROUP = 10;
 const FAMILY = 34;
 const source = { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } as const;
+const ns = fileNetns('ovnps-iteration');
 
 function send(count: number, from = 0): void {
-  const injector = createInjector({ protocol: 'usersock', groupId: GROUP });
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
   for (let i = from; i < from + count; i++) injector.send(encodePsample({ group: 1, groupSeq: i }, { familyId: FAMILY }));
   injector.close();
 }
 
 it('is an async iterable: samples arrive in order and break closes nothing else', async () => {
-  const socket = openPsample({ source });
+  const socket = openPsample({ netns: ns.name, source });
   send(5);
   const seen: number[] = [];
   for await (const sample of socket) {
@@ -27,7 +29,7 @@ it('is an async iterable: samples arrive in order and break closes nothing else'
 });
 
 it('holds a slow iterator back without losing samples: the reader queue absorbs the burst', async () => {
-  const socket = openPsample({ source });
+  const socket = openPsample({ netns: ns.name, source });
   const iterator = socket[Symbol.asyncIterator]();
   send(100_000);
   const seen: number[] = [];
@@ -43,7 +45,7 @@ it('holds a slow iterator back without losing samples: the reader queue absorbs 
 
 it('closes on AbortSignal and ends the iteration', async () => {
   const controller = new AbortController();
-  const socket = openPsample({ source, signal: controller.signal });
+  const socket = openPsample({ netns: ns.name, source, signal: controller.signal });
   const done = (async () => {
     const seen: number[] = [];
     for await (const sample of socket) seen.push(sample.groupSeq);
@@ -57,7 +59,7 @@ it('closes on AbortSignal and ends the iteration', async () => {
 });
 
 it('closes through Symbol.asyncDispose', async () => {
-  const socket = openPsample({ source });
+  const socket = openPsample({ netns: ns.name, source });
   await socket[Symbol.asyncDispose]();
   expect(socket.closed).toBe(true);
   const iterator = socket[Symbol.asyncIterator]();

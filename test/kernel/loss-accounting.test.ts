@@ -1,11 +1,13 @@
 import { afterEach, expect, it } from 'vitest';
 
 import { encodePsample, openPsample, type PsampleDropEvent, type PsampleSocket } from '../../src/index';
+import { fileNetns } from '../support/netns';
 import { collectSamples, settle, waitFor } from '../support/receive';
 import { blockThread, sendFromWorker } from '../support/worker-sender';
 
 const GROUP = 4;
 const FAMILY = 34;
+const ns = fileNetns('ovnps-loss');
 let socket: PsampleSocket | undefined;
 afterEach(() => socket?.close());
 
@@ -17,11 +19,11 @@ function burst(count: number, dataBytes = 150): Uint8Array[] {
 }
 
 it('accounts for every message of a burst into a tiny receive buffer: received + drops == sent', async () => {
-  socket = openPsample({ receiveBufferBytes: 4096, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
+  socket = openPsample({ receiveBufferBytes: 4096, netns: ns.name, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
   const received = collectSamples(socket);
   const drops: PsampleDropEvent[] = [];
   socket.on('drop', (d) => drops.push(d));
-  const sent = await sendFromWorker(GROUP, burst(50_000));
+  const sent = await sendFromWorker(ns.name, GROUP, burst(50_000));
   const accounted = (): number => {
     const s = socket!.stats();
     return s.received + s.kernelDrops + s.queueDrops;
@@ -38,8 +40,8 @@ it('accounts for every message of a burst into a tiny receive buffer: received +
 });
 
 it('counts queue drops when JavaScript does not keep up with a small queue', async () => {
-  socket = openPsample({ queueCapacity: 100, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
-  const sending = sendFromWorker(GROUP, burst(5_000), 50);
+  socket = openPsample({ queueCapacity: 100, netns: ns.name, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
+  const sending = sendFromWorker(ns.name, GROUP, burst(5_000), 50);
   blockThread(500);
   const sent = await sending;
   await waitFor(() => {
@@ -52,9 +54,9 @@ it('counts queue drops when JavaScript does not keep up with a small queue', asy
 });
 
 it('loses nothing when the JavaScript thread is blocked for 500 ms during a burst that fits the default buffer', async () => {
-  socket = openPsample({ source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
+  socket = openPsample({ netns: ns.name, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
   const received = collectSamples(socket);
-  const sending = sendFromWorker(GROUP, burst(20_000), 20);
+  const sending = sendFromWorker(ns.name, GROUP, burst(20_000), 20);
   blockThread(500);
   const sent = await sending;
   await waitFor(() => received.length === sent, 20_000, 'all samples');

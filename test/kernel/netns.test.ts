@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 import { createInjector, encodePsample, NetnsNotFoundError, openPsample } from '../../src/index';
@@ -8,53 +8,74 @@ import { collectSamples, settle, waitFor } from '../support/receive';
 const GROUP = 6;
 const FAMILY = 34;
 const source = { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } as const;
-let ns: ReturnType<typeof createNetns>;
+// Two namespaces of this run: `home` stands for "where the socket is", `peer` for another one.
+// Neither is the host's, so another test run on this machine cannot reach them.
+let home: ReturnType<typeof createNetns>;
+let peer: ReturnType<typeof createNetns>;
 beforeAll(() => {
-  ns = createNetns('ovnps-netns');
+  home = createNetns('ovnps-home');
+  peer = createNetns('ovnps-peer');
 });
-afterAll(() => ns.remove());
+afterAll(() => {
+  home.remove();
+  peer.remove();
+});
 
-function sendFrom(netns: string | undefined, groupSeqs: number[]): void {
+function sendFrom(netns: string, groupSeqs: number[]): void {
   const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns });
   for (const seq of groupSeqs) injector.send(encodePsample({ group: 1, groupSeq: seq }, { familyId: FAMILY }));
   injector.close();
 }
 
-it('a socket opened with netns sees only that namespace, and the root socket only its own', async () => {
-  const inside = openPsample({ netns: ns.name, source });
-  const outside = openPsample({ source });
-  const insideSamples = collectSamples(inside);
-  const outsideSamples = collectSamples(outside);
-  sendFrom(ns.name, [1, 2, 3]);
-  sendFrom(undefined, [10, 11]);
-  await waitFor(() => insideSamples.length === 3 && outsideSamples.length === 2);
+it('a socket opened with netns sees only that namespace', async () => {
+  const inPeer = openPsample({ netns: peer.name, source });
+  const inHome = openPsample({ netns: home.name, source });
+  const peerSamples = collectSamples(inPeer);
+  const homeSamples = collectSamples(inHome);
+  sendFrom(peer.name, [1, 2, 3]);
+  sendFrom(home.name, [10, 11]);
+  await waitFor(() => peerSamples.length === 3 && homeSamples.length === 2);
   await settle();
-  expect(insideSamples.map((s) => s.groupSeq)).toEqual([1, 2, 3]);
-  expect(outsideSamples.map((s) => s.groupSeq)).toEqual([10, 11]);
-  inside.close();
-  outside.close();
+  expect(peerSamples.map((s) => s.groupSeq)).toEqual([1, 2, 3]);
+  expect(homeSamples.map((s) => s.groupSeq)).toEqual([10, 11]);
+  inPeer.close();
+  inHome.close();
 });
 
 it('accepts the namespace as a path and as a pid', async () => {
-  const byPath = openPsample({ netns: `/run/netns/${ns.name}`, source });
-  const byPid = openPsample({ netns: process.pid, source }); // our own namespace
-  const viaPath = collectSamples(byPath);
-  const viaPid = collectSamples(byPid);
-  sendFrom(ns.name, [7]);
-  sendFrom(undefined, [8]);
-  await waitFor(() => viaPath.length === 1 && viaPid.length === 1);
-  expect(viaPath[0]?.groupSeq).toBe(7);
-  expect(viaPid[0]?.groupSeq).toBe(8);
-  byPath.close();
-  byPid.close();
+  const resident = spawn('ip', ['netns', 'exec', home.name, 'sleep', '60'], { stdio: 'ignore' });
+  try {
+    // `ip netns exec` execs sleep in place: the child's pid is in `home` once it runs sleep.
+    await waitFor(() => {
+      try {
+        return execFileSync('readlink', [`/proc/${resident.pid}/exe`], { encoding: 'utf8' }).includes('sleep');
+      } catch {
+        return false;
+      }
+    });
+    const byPath = openPsample({ netns: `/run/netns/${peer.name}`, source });
+    const byPid = openPsample({ netns: resident.pid!, source });
+    const viaPath = collectSamples(byPath);
+    const viaPid = collectSamples(byPid);
+    sendFrom(peer.name, [7]);
+    sendFrom(home.name, [8]);
+    await waitFor(() => viaPath.length === 1 && viaPid.length === 1);
+    expect(viaPath[0]?.groupSeq).toBe(7);
+    expect(viaPid[0]?.groupSeq).toBe(8);
+    byPath.close();
+    byPid.close();
+  } finally {
+    resident.kill();
+  }
 });
 
 it('with listenAllNsid reports the nsid of samples from a peer namespace', async () => {
-  execFileSync('ip', ['netns', 'set', ns.name, '4242']);
-  const all = openPsample({ listenAllNsid: true, source });
+  // The peer's id as seen from `home`.
+  execFileSync('ip', ['-n', home.name, 'netns', 'set', peer.name, '4242']);
+  const all = openPsample({ netns: home.name, listenAllNsid: true, source });
   const samples = collectSamples(all);
-  sendFrom(ns.name, [1]);
-  sendFrom(undefined, [2]);
+  sendFrom(peer.name, [1]);
+  sendFrom(home.name, [2]);
   await waitFor(() => samples.length === 2);
   const bySeq = new Map(samples.map((s) => [s.groupSeq, s.nsid]));
   expect(bySeq.get(1)).toBe(4242);

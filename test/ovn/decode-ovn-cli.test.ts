@@ -8,6 +8,7 @@ import { formatCookieHex } from '../../src/ovn/cookie';
 import { encodePsample } from '../../src/psample/encode';
 import { createInjector } from '../../src/psample/injector';
 import { runCli } from '../support/cli';
+import { fileNetns } from '../support/netns';
 import { startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
 import {
   datapathBindingOp,
@@ -23,6 +24,7 @@ import {
 
 const firewall = egressFirewallAcl({ namespace: 'payments', ruleIndex: 3, destination: '203.0.113.0/24', action: 'drop' });
 const UDN = 'payments.vault';
+const ns = fileNetns('ovnps-decode-ovn-cli');
 
 function cookieHex(appId: number, datapathKey: number, pointId: number): string {
   return formatCookieHex({ obsDomainId: ((appId << 24) | datapathKey) >>> 0, obsPointId: pointId });
@@ -126,12 +128,12 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
     });
 
     it('listen --nb --sb streams live samples with their OVN verdict', async () => {
-      const group = 12; // this file's NETLINK_USERSOCK group
+      const group = 12;
       const run = runCli(
-        ['listen', '--source', `usersock:34:${group}`, '--count', '1', '--format', 'text', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote],
+        ['listen', '--netns', ns.name, '--source', `usersock:34:${group}`, '--count', '1', '--format', 'text', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote],
       );
       await run.listening;
-      const injector = createInjector({ protocol: 'usersock', groupId: group });
+      const injector = createInjector({ protocol: 'usersock', groupId: group, netns: ns.name });
       const cookie = Buffer.from(cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall)), 'hex');
       injector.send(encodePsample({ group: 42, proto: 0x800, userCookie: cookie }));
       injector.close();

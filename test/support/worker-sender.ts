@@ -5,12 +5,12 @@ import { Worker } from 'node:worker_threads';
  * (or busy) while the burst is in flight. The worker loads the addon itself: this also proves
  * the addon works in worker threads.
  */
-export function sendFromWorker(groupId: number, messages: Uint8Array[], delayMs = 0): Promise<number> {
+export function sendFromWorker(netns: string, groupId: number, messages: Uint8Array[], delayMs = 0): Promise<number> {
   const source = `
     const { workerData, parentPort } = require('node:worker_threads');
     const addon = require('node-gyp-build')(workerData.root);
     setTimeout(() => {
-      const injector = new addon.NativeInjector({ protocol: 'usersock', groupId: workerData.groupId });
+      const injector = new addon.NativeInjector({ protocol: 'usersock', groupId: workerData.groupId, netns: workerData.netns });
       for (const m of workerData.messages) injector.send(m);
       injector.close();
       parentPort.postMessage(workerData.messages.length);
@@ -18,7 +18,7 @@ export function sendFromWorker(groupId: number, messages: Uint8Array[], delayMs 
   `;
   const worker = new Worker(source, {
     eval: true,
-    workerData: { root: `${__dirname}/../..`, groupId, messages, delayMs },
+    workerData: { root: `${__dirname}/../..`, netns, groupId, messages, delayMs },
   });
   return new Promise((resolve, reject) => {
     worker.once('message', (sent: number) => {

@@ -2,13 +2,16 @@ import { expect, it } from 'vitest';
 
 import { createInjector, encodePsample } from '../../src/index';
 import { runCli } from '../support/cli';
+import { hostHasPsample } from '../support/host-kernel';
+import { fileNetns } from '../support/netns';
 
 const GROUP = 9;
+const ns = fileNetns('ovnps-cli-listen');
 
 it('listen streams live samples as JSON lines, stops after --count and reports the accounting', async () => {
-  const run = runCli(['listen', '--source', `usersock:34:${GROUP}`, '--count', '3']);
+  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--count', '3']);
   await run.listening;
-  const injector = createInjector({ protocol: 'usersock', groupId: GROUP });
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
   const cookie = Uint8Array.from(Buffer.from('0200000500000064', 'hex'));
   for (let seq = 0; seq < 3; seq++) {
     injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800, userCookie: cookie }));
@@ -21,7 +24,7 @@ it('listen streams live samples as JSON lines, stops after --count and reports t
   expect(run.stderr()).toMatch(/3 shown; received=3 kernelDrops=0 queueDrops=0 malformed=0/);
 });
 
-it('listen fails with the typed, actionable error where the kernel has no psample', async () => {
+it.skipIf(hostHasPsample)('listen fails with the typed, actionable error where the kernel has no psample', async () => {
   const run = runCli(['listen']);
   expect(await run.exited).toBe(1);
   expect(run.stderr()).toMatch(/load the psample module.*\[PSAMPLE_UNAVAILABLE\]/);
