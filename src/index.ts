@@ -61,3 +61,26 @@ export { aclSampleMetadata, type AclSampleIdentity } from './ovn/sample-id';
 export { northboundSelection, southboundSelection } from './ovn/selection';
 export { formatOvnEvent } from './ovn/event-text';
 export { parseCookieHex, formatCookieHex } from './ovn/cookie';
+export * from './ovs/errors';
+export { LocalOvs, DEFAULT_OVS_REMOTE, type LocalOvsOptions } from './ovs/local-ovs';
+export { OPEN_VSWITCH_DATABASE, vswitchSelection } from './ovs/selection';
+export {
+  collectorSets,
+  findCollectorSet,
+  OVN_KUBERNETES_COLLECTOR_SET_ID,
+  DEFAULT_LOCAL_GROUP,
+  DEFAULT_BRIDGE,
+  type CollectorSetInfo,
+} from './ovs/collector-set';
+export {
+  addCollector,
+  releaseCollector,
+  removeCollector,
+  type CollectorOptions,
+  type AddCollectorOptions,
+  type CollectorClaim,
+  type RemovedCollector,
+} from './ovs/collector';
+export { CollectorWatch, type CollectorWatchEvents } from './ovs/collector-watch';
+export { psampleSupport, type PsampleSupport } from './ovs/psample-support';
+export { ovsInterfaceName } from './ovs/interfaces';

@@ -4,6 +4,7 @@ import type { OvnSampleEvent } from '../ovn/event';
 import { CliUsageError } from './errors';
 import type { OvnRemoteOptions } from './decode-ovn';
 import { formatSample, type OutputFormat } from './format';
+import { wholeNumber } from './parse';
 
 export interface ListenOptions extends OvnRemoteOptions {
   group?: string[];
@@ -14,14 +15,6 @@ export interface ListenOptions extends OvnRemoteOptions {
   count?: string;
   duration?: string;
   format: OutputFormat;
-}
-
-function wholeNumber(flag: string, value: string, min: number): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < min) {
-    throw new CliUsageError(`${flag} ${value}: give a whole number of at least ${min}`);
-  }
-  return n;
 }
 
 /** `usersock:FAMILY:GROUP` or `generic:FAMILY:GROUP`. */

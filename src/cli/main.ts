@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
 
 import { OvnPsampleError } from '../errors';
@@ -14,6 +16,9 @@ import {
 } from './decode-ovn';
 import { parseFormat } from './format';
 import { listen, type ListenOptions } from './listen';
+import { collectorCommand } from './collector-command';
+import { collect } from './parse';
+import { currentCommandLogger } from './run-state';
 
 interface DecodeCommandOptions {
   hex?: string[];
@@ -24,11 +29,11 @@ interface DecodeCommandOptions {
   format: 'json' | 'text';
 }
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 const formatOption = new Option('--format <format>', 'json or text').default('json').argParser(parseFormat);
 
 const program = new Command('ovn-psample')
   .description('Which OVN ACL and which Kubernetes network policy allowed or dropped a packet, from kernel psample samples')
+  .version((JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }).version)
   .showHelpAfterError();
 
 program
@@ -86,8 +91,26 @@ program
     }
   });
 
+program.addCommand(collectorCommand());
+
+/**
+ * commander has printed its own message for a wrong flag or argument by the time this runs;
+ * such mistakes exit 2, like every usage error, and --help / --version exit 0.
+ */
+function usageExits(command: Command): void {
+  command.showHelpAfterError().exitOverride((error) => {
+    if (error.exitCode === 0) process.exit(0);
+    process.exit(2);
+  });
+  command.commands.forEach(usageExits);
+}
+usageExits(program);
+
 program.parseAsync(process.argv).catch((error: unknown) => {
-  const message = error instanceof OvnPsampleError ? `${error.message} [${error.code}]` : String(error);
-  process.stderr.write(`ovn-psample: ${message}\n`);
-  process.exitCode = error instanceof OvnPsampleError && error.code === 'CLI_USAGE' ? 2 : 1;
+  const code = error instanceof OvnPsampleError ? error.code : undefined;
+  const message = code === undefined ? String(error) : `${(error as Error).message} [${code}]`;
+  const log = currentCommandLogger();
+  if (log === undefined) process.stderr.write(`ovn-psample: ${message}\n`);
+  else log.fatal({ code: code ?? 'INTERNAL' }, message);
+  process.exitCode = code === 'CLI_USAGE' ? 2 : 1;
 });
