@@ -84,3 +84,12 @@ export {
 export { CollectorWatch, type CollectorWatchEvents } from './ovs/collector-watch';
 export { psampleSupport, type PsampleSupport } from './ovs/psample-support';
 export { ovsInterfaceName } from './ovs/interfaces';
+export { PodDirectory, podSelection } from './ovn/pod-directory';
+export { endpointText, type Endpoint, type EndpointKind } from './ovn/endpoint';
+export { NetworkEventAssembler, DEFAULT_GROUP_WINDOW_MS, type NetworkEventAssemblerOptions, type NetworkEventAssemblerEvents } from './events/event-assembler';
+export { chainText, type NetworkEvent, type VerdictStep } from './events/network-event';
+export { compileFilter, type NetworkEventFilter } from './events/filter';
+export { verdictOf, policyLabel, stepText, VERDICTS, type Verdict } from './events/verdict';
+export { JsonFormatter, EVENT_JSON_VERSION } from './output/event-json';
+export { HumanFormatter } from './output/event-human';
+export { ObservFormatter, type ObservOptions } from './output/event-observ';

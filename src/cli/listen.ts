@@ -18,7 +18,7 @@ export interface ListenOptions extends OvnRemoteOptions {
 }
 
 /** `usersock:FAMILY:GROUP` or `generic:FAMILY:GROUP`. */
-function parseSource(value: string): PsampleSourceOptions {
+export function parseSource(value: string): PsampleSourceOptions {
   const [protocol, family, group, ...extra] = value.split(':');
   if ((protocol !== 'usersock' && protocol !== 'generic') || family === undefined || group === undefined || extra.length > 0) {
     throw new CliUsageError(`--source ${value}: use usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID`);

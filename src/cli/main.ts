@@ -17,6 +17,7 @@ import {
 import { parseFormat } from './format';
 import { listen, type ListenOptions } from './listen';
 import { collectorCommand } from './collector-command';
+import { watchCommand } from './watch-command';
 import { collect } from './parse';
 import { currentCommandLogger } from './run-state';
 
@@ -91,6 +92,7 @@ program
     }
   });
 
+program.addCommand(watchCommand());
 program.addCommand(collectorCommand());
 
 /**
@@ -112,5 +114,5 @@ program.parseAsync(process.argv).catch((error: unknown) => {
   const log = currentCommandLogger();
   if (log === undefined) process.stderr.write(`ovn-psample: ${message}\n`);
   else log.fatal({ code: code ?? 'INTERNAL' }, message);
-  process.exitCode = code === 'CLI_USAGE' ? 2 : 1;
+  process.exitCode = code === 'CLI_USAGE' || code === 'INVALID_OPTION' ? 2 : 1;
 });

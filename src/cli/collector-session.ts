@@ -1,0 +1,132 @@
+import { existsSync } from 'node:fs';
+import type { Logger } from 'pino';
+import { addCollector, releaseCollector, type CollectorClaim } from '../ovs/collector';
+import { findCollectorSet, ownerText, type CollectorSetInfo } from '../ovs/collector-set';
+import { CollectorWatch } from '../ovs/collector-watch';
+import { OvsCollectorNotFoundError } from '../ovs/errors';
+import { DEFAULT_OVS_REMOTE, type LocalOvs } from '../ovs/local-ovs';
+import type { SslOptions } from '../ovsdb/transport';
+import { openLocalOvs } from './ovs-connect';
+
+export interface CollectorSessionOptions {
+  /** --db; given explicitly, the OVS database is required. */
+  readonly db?: string;
+  readonly bridge: string;
+  readonly id: number;
+  /** --group values; empty: find the group in the OVS database. */
+  readonly groups: readonly number[];
+  readonly addOvsCollector: boolean;
+  /** Injected samples (--source): the OVS database is only used when named or needed. */
+  readonly injected: boolean;
+  readonly ssl?: SslOptions;
+}
+
+/** What the watch listens to and what it must undo at exit. */
+export interface CollectorSession {
+  /** psample groups to keep; empty: every group. */
+  readonly groups: readonly number[];
+  /** The node's OVS database, when reachable (also names interfaces). */
+  readonly ovs: LocalOvs | undefined;
+  /** Removes the collector set this watch made, stops following it, disconnects. */
+  close(): Promise<void>;
+}
+
+function describe(set: CollectorSetInfo): string {
+  return `Flow_Sample_Collector_Set ${set.id} on ${set.bridge} (${ownerText(set)})`;
+}
+
+/**
+ * Finds or makes the collector set that sends OVN's samples to psample, follows it while the
+ * watch runs (someone else's set can vanish under it: ovnkube-observ deletes set 42 when it
+ * exits), and with --add-ovs-collector makes it again, then removes what it made at exit.
+ */
+export async function startCollectorSession(options: CollectorSessionOptions, log: Logger): Promise<CollectorSession> {
+  const wanted = options.db !== undefined || options.addOvsCollector || (!options.injected && (options.groups.length === 0 || existsSync(DEFAULT_OVS_REMOTE.slice('unix:'.length))));
+  if (!wanted) return { groups: options.groups, ovs: undefined, close: async () => undefined };
+  const ovs = await openLocalOvs(options.db, options.ssl);
+  let claim: CollectorClaim | undefined;
+  let watch: CollectorWatch | undefined;
+  const readding = new Set<Promise<void>>();
+  try {
+    let groups = options.groups;
+    const bridge = ovs.bridge(options.bridge);
+    if (options.addOvsCollector) {
+      claim = await addCollector(ovs, { bridge: options.bridge, id: options.id, pid: process.pid, ...(groups[0] === undefined ? {} : { group: groups[0] }) });
+      if (claim.support.supported === undefined) log.warn({ datapath: claim.support.datapathType }, claim.support.reason);
+      log.info({ group: claim.group, collectorSet: options.id, bridge: options.bridge }, claim.owned ? `added ${describe(claim.set)} with psample group ${claim.group}; it is removed at exit` : `reusing ${describe(claim.set)}, psample group ${claim.group}`);
+      if (claim.groupDiffers) log.warn(`--group ${groups[0]} ignored: the existing set sends to group ${claim.group}`);
+      groups = [claim.group];
+    } else if (groups.length === 0) {
+      const set = bridge === undefined ? undefined : findCollectorSet(ovs, bridge._uuid, options.id);
+      if (set?.localGroupId === undefined) {
+        throw new OvsCollectorNotFoundError(
+          `${set === undefined ? `No Flow_Sample_Collector_Set ${options.id} on ${options.bridge}` : `${describe(set)} has no local_group_id`}, so OVN's samples reach no psample group: run with --add-ovs-collector (the set is removed at exit), or make one with 'ovn-psample collector add', or pass --group N.`,
+        );
+      }
+      log.info({ group: set.localGroupId }, `listening to psample group ${set.localGroupId} of ${describe(set)}`);
+      groups = [set.localGroupId];
+    }
+    if (bridge !== undefined && (claim !== undefined || options.groups.length === 0)) {
+      watch = followSet(ovs, bridge._uuid, options, groups[0]!, log, (attempt) => {
+        readding.add(attempt);
+        void attempt.finally(() => readding.delete(attempt));
+      }, (next) => {
+        claim = next;
+      });
+    }
+    return {
+      groups,
+      ovs,
+      async close() {
+        watch?.close();
+        try {
+          // A set being made again as the watch stops is removed with the rest.
+          await Promise.all(readding);
+          if (claim !== undefined && (await releaseCollector(ovs, claim))) log.info(`removed ${describe(claim.set)}`);
+        } finally {
+          await ovs.close();
+        }
+      },
+    };
+  } catch (error) {
+    watch?.close();
+    await ovs.close();
+    throw error;
+  }
+}
+
+function followSet(
+  ovs: LocalOvs,
+  bridgeUuid: string,
+  options: CollectorSessionOptions,
+  group: number,
+  log: Logger,
+  readding: (attempt: Promise<void>) => void,
+  reclaimed: (claim: CollectorClaim) => void,
+): CollectorWatch {
+  const watch = new CollectorWatch(ovs, bridgeUuid, options.id);
+  const differs = (set: CollectorSetInfo): void => {
+    if (set.localGroupId !== group) {
+      log.warn({ group: set.localGroupId }, `${describe(set)} now sends to psample group ${set.localGroupId ?? 'none'}, not ${group}: no more samples reach this watch; restart it`);
+    }
+  };
+  watch.on('vanished', (set) => {
+    log.warn({ collectorSet: set.id, group }, `${describe(set)} was deleted: OVN's samples no longer reach psample group ${group}`);
+    if (!options.addOvsCollector) return;
+    readding(
+      addCollector(ovs, { bridge: options.bridge, id: options.id, group, pid: process.pid })
+        .then((claim) => {
+          reclaimed(claim);
+          log.info({ group: claim.group }, claim.owned ? `added ${describe(claim.set)} again with psample group ${claim.group}` : `reusing ${describe(claim.set)}`);
+          differs(claim.set);
+        })
+        .catch((error: Error) => log.error({ err: error.message }, `could not add the collector set again: ${error.message}`)),
+    );
+  });
+  watch.on('appeared', (set) => {
+    log.info(`${describe(set)} is back`);
+    differs(set);
+  });
+  watch.on('changed', (set) => differs(set));
+  return watch;
+}

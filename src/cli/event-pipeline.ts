@@ -1,0 +1,70 @@
+import type { Logger } from 'pino';
+import { NetworkEventAssembler } from '../events/event-assembler';
+import type { OvnDecoderStats } from '../ovn/decode-stats';
+import { openPsample, type PsampleSocket } from '../psample/socket';
+import type { OpenPsampleOptions, PsampleStats } from '../psample/types';
+import { InterfaceNames } from '../output/interface-names';
+import { startCollectorSession, type CollectorSession, type CollectorSessionOptions } from './collector-session';
+import { startOvnSession, type OvnSession, type OvnSessionOptions } from './ovn-session';
+
+export interface PipelineOptions {
+  /** The socket's options but its groups, which the collector session decides. */
+  readonly socket: Omit<OpenPsampleOptions, 'groups' | 'signal'>;
+  readonly collector: CollectorSessionOptions;
+  /** Undefined with --no-enrich. */
+  readonly ovn: OvnSessionOptions | undefined;
+  readonly groupWindowMs: number;
+}
+
+/** Samples in, NetworkEvents out: the collector set, the OVN mirror, the socket and the assembler of a watch or top. */
+export interface Pipeline {
+  readonly socket: PsampleSocket;
+  readonly assembler: NetworkEventAssembler;
+  readonly collector: CollectorSession;
+  readonly ovn: OvnSession | undefined;
+  readonly interfaces: InterfaceNames;
+  socketStats(): PsampleStats;
+  decoderStats(): OvnDecoderStats | undefined;
+  /** Stops reading, hands on the packets still being grouped, undoes the collector set, disconnects. */
+  close(): Promise<void>;
+}
+
+export async function startPipeline(options: PipelineOptions, log: Logger): Promise<Pipeline> {
+  const collector = await startCollectorSession(options.collector, log);
+  let ovn: OvnSession | undefined;
+  try {
+    ovn = options.ovn === undefined ? undefined : await startOvnSession(options.ovn, log);
+    const socket = openPsample({ ...options.socket, ...(collector.groups.length === 0 ? {} : { groups: collector.groups }) });
+    const assembler = new NetworkEventAssembler({ ...(ovn === undefined ? {} : { decoder: ovn.decoder, pods: ovn.pods }), groupWindowMs: options.groupWindowMs });
+    socket.on('sample', (message) => assembler.push(message));
+    let finalStats: PsampleStats | undefined;
+    const session = ovn;
+    log.info(
+      { groups: collector.groups.length === 0 ? 'all' : collector.groups, netlinkFamily: socket.familyId, multicastGroup: socket.groupId, kernelFilter: socket.kernelFilter },
+      `listening to psample group${collector.groups.length === 1 ? '' : 's'} ${collector.groups.length === 0 ? '(all)' : collector.groups.join(', ')}`,
+    );
+    return {
+      socket,
+      assembler,
+      collector,
+      ovn,
+      interfaces: new InterfaceNames(collector.ovs, options.socket.netns === undefined && options.socket.source === undefined),
+      socketStats: () => finalStats ?? socket.stats(),
+      decoderStats: () => session?.decoder.stats(),
+      async close() {
+        finalStats ??= socket.stats();
+        socket.close();
+        assembler.close();
+        try {
+          await collector.close();
+        } finally {
+          await session?.close();
+        }
+      },
+    };
+  } catch (error) {
+    await ovn?.close();
+    await collector.close();
+    throw error;
+  }
+}

@@ -1,0 +1,111 @@
+import { Command, Option } from 'commander';
+import { compileFilter } from '../events/filter';
+import type { NetworkEvent } from '../events/network-event';
+import { InvalidOptionError } from '../psample/errors';
+import { BufferedOutput } from '../output/sink';
+import { HumanFormatter } from '../output/event-human';
+import { JsonFormatter } from '../output/event-json';
+import { ObservFormatter } from '../output/event-observ';
+import { CliUsageError } from './errors';
+import { startPipeline } from './event-pipeline';
+import { createLogger, parseLogLevel } from './log';
+import { wholeNumber } from './parse';
+import { addPipelineOptions, eventFilter, pipelineOptions, type PipelineFlags } from './pipeline-options';
+import { setCommandLogger } from './run-state';
+import { runUntilStopped } from './stop';
+import { watchSummary, type WatchCounts } from './watch-summary';
+
+type WatchFormat = 'human' | 'observ' | 'json';
+
+interface WatchFlags extends PipelineFlags {
+  format: WatchFormat;
+  logCookie?: boolean;
+  printFullPacket?: boolean;
+  count?: string;
+  duration?: string;
+  output?: string;
+  color?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  ovn-psample watch --add-ovs-collector                 # on an OVN-Kubernetes node, as root
+  ovn-psample watch --namespace shop --action drop      # only what policies of namespace shop dropped
+  ovn-psample watch --src shop/frontend --format json --output /tmp/frontend.jsonl
+  ovn-psample watch --format observ --log-cookie        # ovnkube-observ's lines
+  ovn-psample watch --group 42 --nb tcp:192.0.2.10:6641 --sb tcp:192.0.2.10:6642
+
+Exit status: 0 when stopped (--count, --duration, Ctrl-C, SIGTERM, or the reader of the output
+went away), 1 when something failed (the message says what and what to do), 2 for wrong usage.`;
+
+export function watchCommand(): Command {
+  const command = new Command('watch').description(
+    'one line per packet with its verdict chain: which ACL and which Kubernetes policy allowed or dropped it, between which pods',
+  );
+  const groups = addPipelineOptions(command);
+  command
+    .addOption(new Option('--format <format>', 'human (aligned columns), observ (ovnkube-observ lines) or json (JSON lines)').choices(['human', 'observ', 'json']).default('human'))
+    .option('--log-cookie', 'observ format: also print "group_id=…, obs_domain=…, obs_point=…" (ovnkube-observ -log-cookie)')
+    .option('--print-full-packet', 'observ format: print every layer of the packet (ovnkube-observ -print-full-packet)')
+    .option('--no-color', 'no colours (there are none unless stdout is a terminal, nor with NO_COLOR set)')
+    .option('--count <n>', 'stop after showing n packets')
+    .option('--duration <seconds>', 'stop after this many seconds')
+    .option('--output <file>', 'write to FILE instead of stdout')
+    .addHelpText('after', EXAMPLES)
+    .action(async (flags: WatchFlags) => {
+      // Every option is checked before anything is opened: a usage error leaves nothing behind.
+      const log = createLogger({ level: parseLogLevel(flags.logLevel), ...(flags.logFormat === undefined ? {} : { format: flags.logFormat }) });
+      const limit = flags.count === undefined ? Infinity : wholeNumber('--count', flags.count, 1);
+      const seconds = flags.duration === undefined ? undefined : wholeNumber('--duration', flags.duration, 1);
+      const options = pipelineOptions(flags, groups);
+      let accept: (event: NetworkEvent) => boolean;
+      try {
+        accept = compileFilter(eventFilter(flags));
+      } catch (error) {
+        throw error instanceof InvalidOptionError ? new CliUsageError(error.message) : error;
+      }
+      if (flags.format !== 'observ' && (flags.logCookie === true || flags.printFullPacket === true)) {
+        throw new CliUsageError('--log-cookie and --print-full-packet shape the observ format: add --format observ');
+      }
+      setCommandLogger(log);
+
+      await runUntilStopped(log, seconds, async (stop) => {
+        const pipeline = await startPipeline(options, log);
+        const output = new BufferedOutput(flags.output === undefined ? { stream: process.stdout } : { path: flags.output }, (error) => {
+          log.info({ err: error.message }, 'the output was closed; stopping');
+          stop();
+        });
+        const color = flags.color !== false && flags.output === undefined && process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+        const formatter =
+          flags.format === 'json'
+            ? new JsonFormatter(pipeline.interfaces.name)
+            : flags.format === 'observ'
+              ? new ObservFormatter({ logCookie: flags.logCookie === true, printFullPacket: flags.printFullPacket === true, enrich: pipeline.ovn !== undefined })
+              : new HumanFormatter(color, pipeline.interfaces.name);
+        const counts: WatchCounts = { packets: 0, shown: 0, filtered: 0 };
+        pipeline.assembler.on('event', (event) => {
+          counts.packets++;
+          if (counts.shown >= limit) return;
+          if (!accept(event)) {
+            counts.filtered++;
+            return;
+          }
+          counts.shown++;
+          output.write(formatter.format(event));
+          if (counts.shown >= limit) stop();
+        });
+        pipeline.socket.on('drop', (drop) => log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} sample(s) lost (${drop.kind} drops)`));
+        pipeline.socket.on('error', (error) => stop(error));
+        return async () => {
+          try {
+            await pipeline.close();
+          } finally {
+            await output.close();
+            const summary = watchSummary(pipeline.socketStats(), counts, pipeline.decoderStats());
+            log.info(summary.fields, summary.text);
+          }
+        };
+      });
+    });
+  return command;
+}

@@ -1,0 +1,32 @@
+import type { OvnDecoderStats } from '../ovn/decode-stats';
+import type { PsampleStats } from '../psample/types';
+
+export interface WatchCounts {
+  /** Packets assembled from the samples. */
+  packets: number;
+  shown: number;
+  filtered: number;
+}
+
+function sum(record: Readonly<Record<string, number>>): number {
+  return Object.values(record).reduce((a, b) => a + b, 0);
+}
+
+/** What a watch saw and what it did not show, as log fields and as one sentence. */
+export function watchSummary(socket: PsampleStats, counts: WatchCounts, decoder: OvnDecoderStats | undefined): { fields: Record<string, unknown>; text: string } {
+  const fields = {
+    received: socket.received,
+    packets: counts.packets,
+    shown: counts.shown,
+    filtered: counts.filtered,
+    kernelDrops: socket.kernelDrops,
+    queueDrops: socket.queueDrops,
+    malformed: socket.malformed,
+    ...(decoder === undefined ? {} : { decoded: decoder.decoded, unknownCookies: decoder.unknown, staleCookies: decoder.stale }),
+  };
+  const cookies = decoder === undefined ? 'cookies not decoded' : `cookies: ${decoder.decoded} decoded, ${sum(decoder.unknown)} unknown, ${sum(decoder.stale)} stale`;
+  const text =
+    `summary: ${socket.received} samples received (${counts.packets} packets), ${counts.shown} shown, ${counts.filtered} filtered out; ` +
+    `dropped ${socket.kernelDrops} in the kernel and ${socket.queueDrops} in the queue; ${socket.malformed} malformed; ${cookies}`;
+  return { fields, text };
+}

@@ -1,0 +1,48 @@
+import type { Endpoint } from '../ovn/endpoint';
+import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
+import type { ObservationIds } from '../ovn/cookie';
+import type { DecodedPacket } from '../packet/types';
+import type { PsampleMessage } from '../psample/types';
+import type { Verdict } from './verdict';
+
+/** One step of the packet's way through OVN: one distinct sample cookie. */
+export interface VerdictStep {
+  readonly verdict: Verdict;
+  /** "Delegated by admin network policy pass-monitoring"; the cookie's numbers without OVN. */
+  readonly text: string;
+  /** A short name of the policy for columns and metrics: "anp:pass-monitoring". */
+  readonly policy: string;
+  /** The OVN decoder's answer; absent when decoding through OVN is off. */
+  readonly event?: OvnSampleEvent;
+  /** The cookie's ids; absent for samples without an 8-byte cookie. */
+  readonly cookie?: ObservationIds;
+  /** Samples of this packet that carried this cookie (OVN can sample one stage twice). */
+  readonly samples: number;
+}
+
+/** One packet: its samples grouped, its endpoints resolved, its verdict chain in order. */
+export interface NetworkEvent {
+  /** The first sample's kernel timestamp (ns since the epoch), or its arrival time when the kernel gave none. */
+  readonly timestampNs: bigint;
+  readonly group: number;
+  readonly iifindex: number;
+  readonly oifindex?: number;
+  readonly nsid?: number;
+  readonly packet: DecodedPacket;
+  readonly src?: Endpoint;
+  readonly dst?: Endpoint;
+  /** The last step's verdict: what finally happened to the packet. */
+  readonly verdict: Verdict;
+  readonly chain: readonly VerdictStep[];
+  /** The logical datapath the samples came from (when decoded through OVN). */
+  readonly datapath?: OvnDatapathInfo;
+  /** The psample messages, in arrival order. */
+  readonly samples: readonly PsampleMessage[];
+}
+
+/** The chain as one sentence: steps joined by " → ". */
+export function chainText(event: NetworkEvent): string {
+  let text = '';
+  for (const step of event.chain) text += text === '' ? step.text : ` → ${step.text}`;
+  return text;
+}

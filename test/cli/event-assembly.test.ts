@@ -1,0 +1,50 @@
+import { expect, it } from 'vitest';
+import { PacketGrouper } from '../../src/events/packet-grouper';
+import { portIps } from '../../src/ovn/port-addresses';
+import { cidrContains, parseCidr } from '../../src/packet/cidr';
+
+const sample = (data: number[], timestampNs: bigint, datapathKey = 1): { data: Uint8Array; timestampNs: bigint; datapathKey: number } => ({
+  data: Uint8Array.from(data),
+  timestampNs,
+  datapathKey,
+});
+
+it('groups the same bytes on the same datapath within the window, keeps the rest apart, in arrival order', () => {
+  const groups: number[][] = [];
+  const all = [sample([1, 2], 0n), sample([1, 2], 10n), sample([1, 2], 5n, 2), sample([1, 3], 0n), sample([1, 2], 2_000_000_000n)];
+  const grouper = new PacketGrouper<(typeof all)[number]>(50, (members) => groups.push(members.map((m) => all.indexOf(m))));
+  all.forEach((s) => grouper.push(s));
+  grouper.flush();
+  expect(groups).toEqual([[0, 1], [2], [3], [4]]);
+});
+
+it('a consumer that throws loses neither the other packets nor later ones', async () => {
+  const seen: number[] = [];
+  const grouper = new PacketGrouper<ReturnType<typeof sample>>(5, (members) => {
+    seen.push(members[0]!.data[0]!);
+    if (members[0]!.data[0] === 1) throw new Error('consumer failed');
+  });
+  grouper.push(sample([1], 0n));
+  grouper.push(sample([2], 0n));
+  expect(() => grouper.flush()).toThrow('consumer failed');
+  grouper.push(sample([3], 0n));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  expect(seen).toEqual([1, 2, 3]);
+  grouper.close();
+});
+
+it('reads port addresses as ovn-kubernetes writes them, dynamic ones included', () => {
+  expect(portIps(['0a:58:0a:f4:00:03 10.244.0.3 fd00:10:244:1::3'], undefined)).toEqual(['10.244.0.3', 'fd00:10:244:1::3']);
+  expect(portIps(['dynamic'], '0a:00:00:00:00:01 192.168.0.4')).toEqual(['192.168.0.4']);
+  expect(portIps(['router', 'unknown', '0a:00:00:00:00:02'], undefined)).toEqual([]);
+});
+
+it('matches addresses against IPv4 and IPv6 blocks', () => {
+  expect(cidrContains(parseCidr('10.244.0.0/16')!, '10.244.7.1')).toBe(true);
+  expect(cidrContains(parseCidr('10.244.0.0/16')!, '10.245.0.1')).toBe(false);
+  expect(cidrContains(parseCidr('fd00:10:244:1::/64')!, 'fd00:10:244:1::17')).toBe(true);
+  expect(cidrContains(parseCidr('fd00:10:244:1::/64')!, 'fd00:10:244:2::17')).toBe(false);
+  expect(cidrContains(parseCidr('::ffff:10.0.0.0/120')!, '::ffff:10.0.0.9')).toBe(true);
+  expect(parseCidr('10.0.0.0/33')).toBeUndefined();
+  expect(parseCidr('shop/web')).toBeUndefined();
+});

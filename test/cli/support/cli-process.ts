@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const cli = path.join(__dirname, '..', '..', '..', 'dist', 'cli', 'main.js');
+
+/** A running ovn-psample whose JSON log lines (stderr) can be awaited and whose process can be signalled. */
+export interface CliProcess {
+  readonly child: ChildProcess;
+  /** Resolves once a log record matching `test` was written, with that record. */
+  logged(test: (record: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves when the socket is open ("listening" record). */
+  readonly listening: Promise<Record<string, unknown>>;
+  readonly exited: Promise<number | null>;
+  stdout(): string;
+  stderr(): string;
+  /** The JSON log records so far. */
+  records(): Record<string, unknown>[];
+}
+
+export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}): CliProcess {
+  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  let stdout = '';
+  let stderr = '';
+  const records: Record<string, unknown>[] = [];
+  const waiters = new Set<() => void>();
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => {
+    const before = stderr.lastIndexOf('\n') + 1;
+    stderr += d.toString();
+    for (const line of stderr.slice(before, stderr.lastIndexOf('\n') + 1).split('\n')) {
+      if (line.startsWith('{')) records.push(JSON.parse(line) as Record<string, unknown>);
+    }
+    for (const wake of waiters) wake();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const logged = (test: (record: Record<string, unknown>) => boolean, what: string, timeoutMs = 30_000): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = records.find(test);
+        if (found !== undefined) {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(found);
+        }
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`ovn-psample did not log ${what} within ${timeoutMs} ms; stderr:\n${stderr}`));
+      }, timeoutMs);
+      waiters.add(check);
+      void exited.then(() => setTimeout(check, 0));
+      check();
+    });
+  const listening = logged((record) => String(record.msg).startsWith('listening') && 'multicastGroup' in record, 'the listening record');
+  // Awaited by the tests that need it; a run that never listens must not also fail as unhandled.
+  listening.catch(() => undefined);
+  return {
+    child,
+    logged,
+    listening,
+    exited,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    records: () => records,
+  };
+}
