@@ -93,3 +93,4 @@ export { verdictOf, policyLabel, stepText, VERDICTS, type Verdict } from './even
 export { JsonFormatter, EVENT_JSON_VERSION } from './output/event-json';
 export { HumanFormatter } from './output/event-human';
 export { ObservFormatter, type ObservOptions } from './output/event-observ';
+export { PcapngWriter, pcapngComment } from './output/pcapng';

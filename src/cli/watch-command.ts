@@ -6,6 +6,7 @@ import { BufferedOutput } from '../output/sink';
 import { HumanFormatter } from '../output/event-human';
 import { JsonFormatter } from '../output/event-json';
 import { ObservFormatter } from '../output/event-observ';
+import { PcapngWriter } from '../output/pcapng';
 import { CliUsageError } from './errors';
 import { startPipeline } from './event-pipeline';
 import { createLogger, parseLogLevel } from './log';
@@ -24,6 +25,7 @@ interface WatchFlags extends PipelineFlags {
   count?: string;
   duration?: string;
   output?: string;
+  pcapng?: string;
   color?: boolean;
 }
 
@@ -51,6 +53,7 @@ export function watchCommand(): Command {
     .option('--count <n>', 'stop after showing n packets')
     .option('--duration <seconds>', 'stop after this many seconds')
     .option('--output <file>', 'write to FILE instead of stdout')
+    .option('--pcapng <file>', "also write the packets as pcapng (Wireshark) to FILE, or - for stdout (then text goes only to --output): kernel timestamps, one interface per ingress ifindex, the verdict chain and cookies as each packet's comment")
     .addHelpText('after', EXAMPLES)
     .action(async (flags: WatchFlags) => {
       // Every option is checked before anything is opened: a usage error leaves nothing behind.
@@ -71,10 +74,14 @@ export function watchCommand(): Command {
 
       await runUntilStopped(log, seconds, async (stop) => {
         const pipeline = await startPipeline(options, log);
-        const output = new BufferedOutput(flags.output === undefined ? { stream: process.stdout } : { path: flags.output }, (error) => {
+        const readerGone = (error: Error): void => {
           log.info({ err: error.message }, 'the output was closed; stopping');
           stop();
-        });
+        };
+        const textToStdout = flags.output === undefined && flags.pcapng !== '-';
+        const output = flags.output !== undefined || textToStdout ? new BufferedOutput(textToStdout ? { stream: process.stdout } : { path: flags.output! }, readerGone) : undefined;
+        const pcapngOutput = flags.pcapng === undefined ? undefined : new BufferedOutput(flags.pcapng === '-' ? { stream: process.stdout } : { path: flags.pcapng }, readerGone);
+        const pcapng = pcapngOutput === undefined ? undefined : new PcapngWriter((bytes) => pcapngOutput.write(bytes), pipeline.interfaces.name);
         const color = flags.color !== false && flags.output === undefined && process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
         const formatter =
           flags.format === 'json'
@@ -91,7 +98,8 @@ export function watchCommand(): Command {
             return;
           }
           counts.shown++;
-          output.write(formatter.format(event));
+          output?.write(formatter.format(event));
+          pcapng?.packet(event);
           if (counts.shown >= limit) stop();
         });
         pipeline.socket.on('drop', (drop) => log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} sample(s) lost (${drop.kind} drops)`));
@@ -100,7 +108,8 @@ export function watchCommand(): Command {
           try {
             await pipeline.close();
           } finally {
-            await output.close();
+            await output?.close();
+            await pcapngOutput?.close();
             const summary = watchSummary(pipeline.socketStats(), counts, pipeline.decoderStats());
             log.info(summary.fields, summary.text);
           }

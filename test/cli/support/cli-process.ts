@@ -12,18 +12,24 @@ export interface CliProcess {
   readonly listening: Promise<Record<string, unknown>>;
   readonly exited: Promise<number | null>;
   stdout(): string;
+  /** What stdout received, as bytes (with binaryStdout). */
+  stdoutBytes(): Buffer;
   stderr(): string;
   /** The JSON log records so far. */
   records(): Record<string, unknown>[];
 }
 
-export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}): CliProcess {
+export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; binaryStdout?: boolean } = {}): CliProcess {
   const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let stdout = '';
   let stderr = '';
   const records: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
-  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  const chunks: Buffer[] = [];
+  child.stdout!.on('data', (d: Buffer) => {
+    if (options.binaryStdout === true) chunks.push(d);
+    else stdout += d.toString();
+  });
   child.stderr!.on('data', (d: Buffer) => {
     const before = stderr.lastIndexOf('\n') + 1;
     stderr += d.toString();
@@ -60,6 +66,7 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
     listening,
     exited,
     stdout: () => stdout,
+    stdoutBytes: () => Buffer.concat(chunks),
     stderr: () => stderr,
     records: () => records,
   };
