@@ -11,7 +11,9 @@ packages=(
   cmake clang                # the parser's native tests and fuzzer (cmake-js path)
   iproute2 util-linux        # netns tests, setpriv for the unprivileged test
   openvswitch-common openssl # ovsdb-server and ovsdb-tool for the OVSDB/OVN tests, PKI for ssl remotes
-  tshark                     # cross-checks the packet decoder against a real dissector
+  tshark                     # cross-checks the packet decoder and reads watch --pcapng back
+  prometheus                 # scrapes watch --metrics in its test (started by the test, loopback only)
+  tmux                       # drives ovn-psample top as a person would in its test
   qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring  # the real-kernel lab
 )
 missing=()

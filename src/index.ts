@@ -94,3 +94,4 @@ export { JsonFormatter, EVENT_JSON_VERSION } from './output/event-json';
 export { HumanFormatter } from './output/event-human';
 export { ObservFormatter, type ObservOptions } from './output/event-observ';
 export { PcapngWriter, pcapngComment } from './output/pcapng';
+export { OvnPsampleMetrics, DEFAULT_MAX_LABEL_VALUES, OTHER_LABEL, type OvnPsampleMetricsOptions, type MetricsSources } from './output/metrics';

@@ -4,6 +4,7 @@ import type { OvnDecoderStats } from '../ovn/decode-stats';
 import { openPsample, type PsampleSocket } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleStats } from '../psample/types';
 import { InterfaceNames } from '../output/interface-names';
+import type { MetricsSources } from '../output/metrics';
 import { startCollectorSession, type CollectorSession, type CollectorSessionOptions } from './collector-session';
 import { startOvnSession, type OvnSession, type OvnSessionOptions } from './ovn-session';
 
@@ -23,6 +24,7 @@ export interface Pipeline {
   readonly collector: CollectorSession;
   readonly ovn: OvnSession | undefined;
   readonly interfaces: InterfaceNames;
+  readonly metricsSources: MetricsSources;
   socketStats(): PsampleStats;
   decoderStats(): OvnDecoderStats | undefined;
   /** Stops reading, hands on the packets still being grouped, undoes the collector set, disconnects. */
@@ -39,6 +41,8 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
     socket.on('sample', (message) => assembler.push(message));
     let finalStats: PsampleStats | undefined;
     const session = ovn;
+    const socketStats = (): PsampleStats => finalStats ?? socket.stats();
+    const ovsCache = collector.ovs?.cache;
     log.info(
       { groups: collector.groups.length === 0 ? 'all' : collector.groups, netlinkFamily: socket.familyId, multicastGroup: socket.groupId, kernelFilter: socket.kernelFilter },
       `listening to psample group${collector.groups.length === 1 ? '' : 's'} ${collector.groups.length === 0 ? '(all)' : collector.groups.join(', ')}`,
@@ -49,7 +53,17 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
       collector,
       ovn,
       interfaces: new InterfaceNames(collector.ovs, options.socket.netns === undefined && options.socket.source === undefined),
-      socketStats: () => finalStats ?? socket.stats(),
+      metricsSources: {
+        socketStats,
+        decoderStats: () => session?.decoder.stats(),
+        connections: () => session?.connected ?? new Map(),
+        mirrorSizes: () => {
+          const sizes = session?.pods.mirrorSizes() ?? new Map<string, number>();
+          for (const [table] of ovsCache?.monitoredColumns() ?? []) sizes.set(`Open_vSwitch/${table}`, ovsCache!.table(table).size);
+          return sizes;
+        },
+      },
+      socketStats,
       decoderStats: () => session?.decoder.stats(),
       async close() {
         finalStats ??= socket.stats();

@@ -7,6 +7,8 @@ import { HumanFormatter } from '../output/event-human';
 import { JsonFormatter } from '../output/event-json';
 import { ObservFormatter } from '../output/event-observ';
 import { PcapngWriter } from '../output/pcapng';
+import { OvnPsampleMetrics } from '../output/metrics';
+import { parseListenAddress, serveMetrics } from './metrics-server';
 import { CliUsageError } from './errors';
 import { startPipeline } from './event-pipeline';
 import { createLogger, parseLogLevel } from './log';
@@ -26,6 +28,7 @@ interface WatchFlags extends PipelineFlags {
   duration?: string;
   output?: string;
   pcapng?: string;
+  metrics?: string;
   color?: boolean;
 }
 
@@ -54,6 +57,7 @@ export function watchCommand(): Command {
     .option('--duration <seconds>', 'stop after this many seconds')
     .option('--output <file>', 'write to FILE instead of stdout')
     .option('--pcapng <file>', "also write the packets as pcapng (Wireshark) to FILE, or - for stdout (then text goes only to --output): kernel timestamps, one interface per ingress ifindex, the verdict chain and cookies as each packet's comment")
+    .option('--metrics <host:port>', 'serve Prometheus metrics on http://HOST:PORT/metrics while watching')
     .addHelpText('after', EXAMPLES)
     .action(async (flags: WatchFlags) => {
       // Every option is checked before anything is opened: a usage error leaves nothing behind.
@@ -61,6 +65,7 @@ export function watchCommand(): Command {
       const limit = flags.count === undefined ? Infinity : wholeNumber('--count', flags.count, 1);
       const seconds = flags.duration === undefined ? undefined : wholeNumber('--duration', flags.duration, 1);
       const options = pipelineOptions(flags, groups);
+      const metricsAddress = flags.metrics === undefined ? undefined : parseListenAddress(flags.metrics);
       let accept: (event: NetworkEvent) => boolean;
       try {
         accept = compileFilter(eventFilter(flags));
@@ -90,8 +95,20 @@ export function watchCommand(): Command {
               ? new ObservFormatter({ logCookie: flags.logCookie === true, printFullPacket: flags.printFullPacket === true, enrich: pipeline.ovn !== undefined })
               : new HumanFormatter(color, pipeline.interfaces.name);
         const counts: WatchCounts = { packets: 0, shown: 0, filtered: 0 };
+        const metrics = metricsAddress === undefined ? undefined : new OvnPsampleMetrics({}, pipeline.metricsSources);
+        let server: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+        try {
+          if (metrics !== undefined && metricsAddress !== undefined) {
+            server = await serveMetrics(metrics.registry, metricsAddress);
+            log.info({ metrics: server.address() }, `Prometheus metrics on http://${metricsAddress.host.includes(':') ? `[${metricsAddress.host}]` : metricsAddress.host}:${metricsAddress.port}/metrics`);
+          }
+        } catch (error) {
+          await pipeline.close();
+          throw error;
+        }
         pipeline.assembler.on('event', (event) => {
           counts.packets++;
+          metrics?.observe(event);
           if (counts.shown >= limit) return;
           if (!accept(event)) {
             counts.filtered++;
@@ -106,6 +123,8 @@ export function watchCommand(): Command {
         pipeline.socket.on('error', (error) => stop(error));
         return async () => {
           try {
+            server?.closeAllConnections();
+            server?.close();
             await pipeline.close();
           } finally {
             await output?.close();

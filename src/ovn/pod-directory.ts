@@ -154,6 +154,11 @@ export class PodDirectory {
     return answer;
   }
 
+  /** Rows of the tables this directory reads, as "database/table" -> rows (for metrics). */
+  mirrorSizes(): Map<string, number> {
+    return new Map(['Logical_Switch', 'Logical_Switch_Port'].map((table) => [`${NORTHBOUND}/${table}`, this.nb.table(table).size]));
+  }
+
   async close(): Promise<void> {
     this.nb.off('change', this.onChange);
     this.nb.off('batch', this.onBatch);

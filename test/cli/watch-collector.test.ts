@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fileNetns } from '../support/netns';
-import { eventually } from '../ovn/support/ovn-databases';
 import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
 import { startCli } from './support/cli-process';
 
@@ -55,7 +54,7 @@ describe('watch and the OVS collector set', () => {
     expect(await run.listening).toMatchObject({ groups: [123] });
     await node.deleteCollectorSet(uuid);
     await run.logged(message(/^added Flow_Sample_Collector_Set 42 on br-int .* again with psample group 123$/), 'the set made again');
-    await eventually(async () => expect(await node.collectorSetRows()).toEqual([expect.objectContaining({ local_group_id: 123, external_ids: expect.objectContaining({ owner: 'ovn-psample' }) })]));
+    expect(await node.collectorSetRows()).toEqual([expect.objectContaining({ local_group_id: 123, external_ids: expect.objectContaining({ owner: 'ovn-psample' }) })]);
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(await node.collectorSetRows()).toEqual([]);

@@ -1,0 +1,147 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { NetworkEvent } from '../events/network-event';
+import type { OvnDecoderStats } from '../ovn/decode-stats';
+import type { PsampleStats } from '../psample/types';
+
+/** Distinct values a free-form label (namespace, policy) takes before the rest read "other". */
+export const DEFAULT_MAX_LABEL_VALUES = 200;
+export const OTHER_LABEL = 'other';
+
+export interface OvnPsampleMetricsOptions {
+  /** The registry to register in; a service that already runs prom-client passes its own. Default: a new one. */
+  readonly registry?: Registry;
+  /** Default "ovn_psample_". */
+  readonly prefix?: string;
+  /** Cap on the values of each free-form label. */
+  readonly maxLabelValues?: number;
+}
+
+/** What the metrics read when scraped: the socket's and the decoder's counters, connection and mirror state. */
+export interface MetricsSources {
+  socketStats?(): PsampleStats;
+  decoderStats?(): OvnDecoderStats | undefined;
+  /** database name -> connected. */
+  connections?(): ReadonlyMap<string, boolean>;
+  /** "database/table" -> rows held. */
+  mirrorSizes?(): ReadonlyMap<string, number>;
+}
+
+/** Keeps a label's cardinality bounded: the first `max` values are kept, later ones become "other". */
+class BoundedLabel {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly max: number) {}
+
+  value(value: string): string {
+    if (this.seen.has(value)) return value;
+    if (this.seen.size >= this.max) return OTHER_LABEL;
+    this.seen.add(value);
+    return value;
+  }
+}
+
+/** Feeds a counter from a monotonic total read at scrape time. */
+class TotalsSince {
+  private readonly last = new Map<string, number>();
+
+  add(counter: Counter<string>, labels: Record<string, string>, total: number): void {
+    const key = JSON.stringify(labels);
+    const delta = total - (this.last.get(key) ?? 0);
+    // inc(0) creates the series: a reason that never happened still reads 0, not absent.
+    if (delta >= 0) counter.inc(labels, delta);
+    this.last.set(key, total);
+  }
+}
+
+/**
+ * Prometheus metrics of a watch, with prom-client: samples by group and app, drops by reason,
+ * decode outcomes by reason, database connection state, mirror sizes, and verdicts by action,
+ * owner type, namespace, policy and direction ("network policy denials by namespace"), with the
+ * namespace and policy labels capped (beyond the cap: "other").
+ */
+export class OvnPsampleMetrics {
+  readonly registry: Registry;
+  private readonly samples: Counter<'group' | 'app'>;
+  private readonly verdicts: Counter<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'>;
+  private readonly namespaces: BoundedLabel;
+  private readonly policies: BoundedLabel;
+
+  constructor(options: OvnPsampleMetricsOptions = {}, sources: MetricsSources = {}) {
+    const prefix = options.prefix ?? 'ovn_psample_';
+    const registry = (this.registry = options.registry ?? new Registry());
+    const max = options.maxLabelValues ?? DEFAULT_MAX_LABEL_VALUES;
+    this.namespaces = new BoundedLabel(max);
+    this.policies = new BoundedLabel(max);
+    this.samples = new Counter({ name: `${prefix}samples_total`, help: 'psample samples received, by psample group and OVN sampling application', labelNames: ['group', 'app'], registers: [registry] });
+    this.verdicts = new Counter({
+      name: `${prefix}verdicts_total`,
+      help: `Verdicts of sampled packets, one per step of each verdict chain; namespace and policy keep ${max} values each, then "${OTHER_LABEL}"`,
+      labelNames: ['action', 'owner_type', 'namespace', 'policy', 'direction'],
+      registers: [registry],
+    });
+    const totals = new TotalsSince();
+    const drops: Counter<'reason'> = new Counter({
+      name: `${prefix}dropped_samples_total`,
+      help: 'Samples lost or rejected before decoding: kernel (socket buffer full), queue (reader queue full), malformed',
+      labelNames: ['reason'],
+      registers: [registry],
+      collect() {
+        const stats = sources.socketStats?.();
+        if (stats === undefined) return;
+        totals.add(drops, { reason: 'kernel' }, stats.kernelDrops);
+        totals.add(drops, { reason: 'queue' }, stats.queueDrops);
+        totals.add(drops, { reason: 'malformed' }, stats.malformed);
+      },
+    });
+    const decodes: Counter<'outcome' | 'reason'> = new Counter({
+      name: `${prefix}decodes_total`,
+      help: 'Cookies decoded through OVN, by outcome (decoded, stale, unknown) and reason',
+      labelNames: ['outcome', 'reason'],
+      registers: [registry],
+      collect() {
+        const stats = sources.decoderStats?.();
+        if (stats === undefined) return;
+        totals.add(decodes, { outcome: 'decoded', reason: '' }, stats.decoded);
+        for (const [reason, count] of Object.entries(stats.stale)) totals.add(decodes, { outcome: 'stale', reason }, count);
+        for (const [reason, count] of Object.entries(stats.unknown)) totals.add(decodes, { outcome: 'unknown', reason }, count);
+      },
+    });
+    const connected: Gauge<'database'> = new Gauge({
+      name: `${prefix}database_connected`,
+      help: '1 while the OVSDB connection to the database is up',
+      labelNames: ['database'],
+      registers: [registry],
+      collect() {
+        for (const [database, up] of sources.connections?.() ?? []) connected.set({ database }, up ? 1 : 0);
+      },
+    });
+    const mirror: Gauge<'database' | 'table'> = new Gauge({
+      name: `${prefix}mirror_rows`,
+      help: 'Rows held in the in-memory mirror of each database table',
+      labelNames: ['database', 'table'],
+      registers: [registry],
+      collect() {
+        for (const [key, rows] of sources.mirrorSizes?.() ?? []) {
+          const slash = key.indexOf('/');
+          mirror.set({ database: key.slice(0, slash), table: key.slice(slash + 1) }, rows);
+        }
+      },
+    });
+  }
+
+  /** Counts one packet: its samples by group and app, and each step's verdict. */
+  observe(event: NetworkEvent): void {
+    const group = String(event.group);
+    for (const step of event.chain) {
+      this.samples.inc({ group, app: step.event?.app ?? 'unknown' }, step.samples);
+      const owner = step.event?.owner;
+      this.verdicts.inc({
+        action: step.verdict,
+        owner_type: owner?.type ?? (step.event?.flow !== undefined ? 'LogicalFlow' : 'none'),
+        namespace: this.namespaces.value(owner?.namespace ?? ''),
+        policy: this.policies.value(owner === undefined ? step.policy : (owner.name ?? step.policy)),
+        direction: owner?.direction ?? '',
+      });
+    }
+  }
+}
