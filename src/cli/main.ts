@@ -18,6 +18,7 @@ import { parseFormat } from './format';
 import { listen, type ListenOptions } from './listen';
 import { collectorCommand } from './collector-command';
 import { watchCommand } from './watch-command';
+import { topCommand } from './top-command';
 import { collect } from './parse';
 import { currentCommandLogger } from './run-state';
 
@@ -93,6 +94,7 @@ program
   });
 
 program.addCommand(watchCommand());
+program.addCommand(topCommand());
 program.addCommand(collectorCommand());
 
 /**
