@@ -1,14 +1,19 @@
 #!/bin/bash
 # One Kubernetes node as ovn-kubernetes renders it into OVN 25.03, with ACL
-# sampling on, inside the lab guest. Used by test/lab/ovn-acl.lab.test.ts and by
-# `npm run demo`, so both exercise the same scenario.
+# sampling on, inside the lab guest. Used by test/lab/ovn-acl.lab.test.ts,
+# test/lab/watch.lab.test.ts and `npm run demo`, so all exercise the same scenario.
 #
 # usage: ovnk-node.sh up    start OVS + OVN, build the node, print its JSON description
+#        (once: a second call finds the node built and only describes it)
+# OVNK_NODE_COLLECTOR=no leaves the OVS Flow_Sample_Collector_Set out, as on a
+# real node before anyone sets up observability (ovn-psample watch
+# --add-ovs-collector makes it).
 #
 # Shape (names, port groups, ACL tiers, priorities and external_ids follow
 # ovn-kubernetes's docs/design/acls.md):
 #   logical switch lab-node (the node switch), pods = network namespaces whose
-#   eth0 is a veth bound to a logical switch port named NAMESPACE_POD:
+#   eth0 is a veth bound to a logical switch port named NAMESPACE_POD, with
+#   external_ids namespace=NAMESPACE pod=true as ovn-kubernetes writes them:
 #     shop_frontend 10.244.0.3, shop_backend 10.244.0.4, shop_db 10.244.0.5,
 #     tenant-b_client 10.244.0.6, and ext_host 172.18.0.10 standing in for a
 #     destination outside the cluster.
@@ -54,10 +59,13 @@ start_ovn() {
 }
 
 add_pod() {
-    local name=$1 ip=$2 mac=$3 port
+    local name=$1 ip=$2 mac=$3 namespace=$4 port
     port="v${name//[^a-z0-9]/}"
     port=${port:0:15}
     ovn-nbctl lsp-add "$NODE" "$name" -- lsp-set-addresses "$name" "$mac $ip"
+    if [ "$namespace" != external ]; then
+        ovn-nbctl set Logical_Switch_Port "$name" external_ids:namespace="$namespace" external_ids:pod=true
+    fi
     ip netns add "$name"
     ip -n "$name" link set lo up
     ip link add "$port" type veth peer name eth0 netns "$name"
@@ -141,8 +149,10 @@ build_node() {
 
     ovn-nbctl "${TXN[@]}" >/dev/null
 
-    ovs-vsctl -- --id=@br get Bridge br-int \
-        -- create Flow_Sample_Collector_Set bridge=@br id=$SET_ID local_group_id=$PSAMPLE_GROUP >/dev/null
+    if [ "${OVNK_NODE_COLLECTOR:-yes}" != no ]; then
+        ovs-vsctl -- --id=@br get Bridge br-int \
+            -- create Flow_Sample_Collector_Set bridge=@br id=$SET_ID local_group_id=$PSAMPLE_GROUP >/dev/null
+    fi
     ovn-nbctl --timeout=120 --wait=hv sync
     for pod in "${PODS[@]}"; do
         pod=${pod%% *}
@@ -168,12 +178,14 @@ JSON
 
 case ${1:-} in
     up)
-        start_ovn >&2
-        build_node >&2
+        if ! ovn-nbctl --timeout=5 ls-list 2>/dev/null | grep -q "($NODE)"; then
+            start_ovn >&2
+            build_node >&2
+        fi
         describe
         ;;
     *)
-        sed -n '2,8p' "$0" >&2
+        sed -n '2,12p' "$0" >&2
         exit 2
         ;;
 esac
