@@ -2,41 +2,32 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createInjector, encodePsample, type PsampleInjector } from '../../src/index';
+import { expect, it } from 'vitest';
+import { encodePsample } from '../../src/index';
 import { fileNetns } from '../support/netns';
 import { startCli } from './support/cli-process';
 import { icmpEcho } from './support/frames';
-import { cookieOf, PODS, startOvnkNodeDatabases, type OvnkNodeDatabases } from './support/ovnk-node';
+import { cookieOf, PODS, useOvnkNode } from './support/ovnk-node';
 
 const ns = fileNetns('ovnps-top');
 const GROUP = 16;
 const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
-let dbs: OvnkNodeDatabases;
-let injector: PsampleInjector;
 
-beforeAll(async () => {
-  dbs = await startOvnkNodeDatabases();
-  injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
-});
-afterAll(async () => {
-  injector?.close();
-  await dbs?.stop();
-});
+const node = useOvnkNode(ns, GROUP);
 
 function args(): string[] {
-  return ['top', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '42', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote, '--log-format', 'json'];
+  return ['top', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '42', '--nb', node.dbs.nb.unixRemote, '--sb', node.dbs.sb.unixRemote, '--log-format', 'json'];
 }
 
 /** `denied` packets tenant-b/client → shop/backend (pass then isolation drop) and `allowed` shop/frontend → shop/backend. */
 function traffic(denied: number, allowed: number, seq0: number): void {
   for (let i = 0; i < denied; i++) {
     const data = icmpEcho({ src: PODS.client.ip, dst: PODS.backend.ip, seq: seq0 + i });
-    injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('anpPass') }));
-    injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('isolation') }));
+    node.injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('anpPass') }));
+    node.injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('isolation') }));
   }
   for (let i = 0; i < allowed; i++) {
-    injector.send(encodePsample({ group: 42, proto: 0x800, data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.backend.ip, seq: seq0 + 100 + i }), userCookie: cookieOf('allowFrontend') }));
+    node.injector.send(encodePsample({ group: 42, proto: 0x800, data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.backend.ip, seq: seq0 + 100 + i }), userCookie: cookieOf('allowFrontend') }));
   }
 }
 

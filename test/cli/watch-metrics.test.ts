@@ -1,40 +1,31 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { createInjector, encodePsample, OvnPsampleMetrics, type NetworkEvent, type PsampleInjector } from '../../src/index';
+import { encodePsample, OvnPsampleMetrics, type NetworkEvent } from '../../src/index';
 import { fileNetns } from '../support/netns';
 import { freePort } from '../support/ovsdb-server';
 import { startCli } from './support/cli-process';
 import { icmpEcho } from './support/frames';
-import { cookieOf, PODS, startOvnkNodeDatabases, type OvnkNodeDatabases } from './support/ovnk-node';
+import { cookieOf, PODS, useOvnkNode } from './support/ovnk-node';
 import { startPrometheus } from './support/prometheus';
 
 const ns = fileNetns('ovnps-watch-metrics');
 const GROUP = 15;
-let dbs: OvnkNodeDatabases;
-let injector: PsampleInjector;
 
-beforeAll(async () => {
-  dbs = await startOvnkNodeDatabases();
-  injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
-});
-afterAll(async () => {
-  injector?.close();
-  await dbs?.stop();
-});
+const node = useOvnkNode(ns, GROUP);
 
 it('watch --metrics: a real Prometheus scrapes samples, drops, decode outcomes, connections, mirror sizes and policy denials by namespace', async () => {
   const port = await freePort();
-  const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '42', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote, '--log-format', 'json', '--metrics', `127.0.0.1:${port}`]);
+  const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '42', '--nb', node.dbs.nb.unixRemote, '--sb', node.dbs.sb.unixRemote, '--log-format', 'json', '--metrics', `127.0.0.1:${port}`]);
   await run.listening;
   const prometheus = await startPrometheus(`127.0.0.1:${port}`);
   try {
     for (let seq = 1; seq <= 3; seq++) {
       const data = icmpEcho({ src: PODS.client.ip, dst: PODS.backend.ip, seq });
-      injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('anpPass'), timestampNs: BigInt(seq) * 1_000_000_000n }));
-      injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('isolation'), timestampNs: BigInt(seq) * 1_000_000_000n + 10_000n }));
+      node.injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('anpPass'), timestampNs: BigInt(seq) * 1_000_000_000n }));
+      node.injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('isolation'), timestampNs: BigInt(seq) * 1_000_000_000n + 10_000n }));
     }
-    injector.send(encodePsample({ group: 42, proto: 0x800, data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.db.ip, seq: 9 }), userCookie: Uint8Array.from(Buffer.from('0200000112345678', 'hex')) }));
-    injector.send(Uint8Array.from([16, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
+    node.injector.send(encodePsample({ group: 42, proto: 0x800, data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.db.ip, seq: 9 }), userCookie: Uint8Array.from(Buffer.from('0200000112345678', 'hex')) }));
+    node.injector.send(Uint8Array.from([16, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
 
     const denials = 'sum by (namespace) (ovn_psample_verdicts_total{action="drop",owner_type="NetpolNamespace"})';
     // Scraped every second: wait for a scrape after the last sample.

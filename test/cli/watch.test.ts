@@ -1,32 +1,23 @@
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInjector, encodePsample, type PsampleInjector } from '../../src/index';
+import { describe, expect, it } from 'vitest';
+import { encodePsample } from '../../src/index';
 import { fileNetns } from '../support/netns';
 import { startCli, type CliProcess } from './support/cli-process';
 import { icmpEcho, tcpSyn, udp } from './support/frames';
-import { ACLS, cookieOf, MANAGEMENT_IP, OUTSIDE_IP, PODS, startOvnkNodeDatabases, UDN_KEY, UDN_POD, type OvnkNodeDatabases } from './support/ovnk-node';
+import { ACLS, cookieOf, MANAGEMENT_IP, OUTSIDE_IP, PODS, UDN_KEY, UDN_POD, useOvnkNode } from './support/ovnk-node';
 
 const ns = fileNetns('ovnps-cli-watch');
 const GROUP = 11;
 const PSAMPLE_GROUP = 42;
 const T0 = 1_750_000_000_123_456_789n;
 
-let dbs: OvnkNodeDatabases;
-let injector: PsampleInjector;
 
-beforeAll(async () => {
-  dbs = await startOvnkNodeDatabases();
-  injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
-});
-afterAll(async () => {
-  injector?.close();
-  await dbs?.stop();
-});
+const node = useOvnkNode(ns, GROUP);
 
 function watch(args: readonly string[]): CliProcess {
-  return startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', String(PSAMPLE_GROUP), '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote, '--log-format', 'json', ...args], {
+  return startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', String(PSAMPLE_GROUP), '--nb', node.dbs.nb.unixRemote, '--sb', node.dbs.sb.unixRemote, '--log-format', 'json', ...args], {
     env: { TZ: 'UTC' },
   });
 }
@@ -40,7 +31,7 @@ interface Sample {
 
 function send(...samples: Sample[]): void {
   for (const sample of samples) {
-    injector.send(
+    node.injector.send(
       encodePsample({
         group: PSAMPLE_GROUP,
         proto: 0x800,
@@ -161,7 +152,7 @@ describe('watch --format json', () => {
     const run = watch(['--format', 'json']);
     await run.listening;
     const newcomer = { namespace: 'shop', name: 'cache', ip: '10.244.0.9', mac: '0a:58:0a:f4:00:09' };
-    await dbs.addPod(newcomer);
+    await node.dbs.addPod(newcomer);
     // The watch's mirror follows the database: a sample after the pod's port is in resolves to it.
     let seq = 100;
     const deadline = Date.now() + 15_000;
@@ -170,7 +161,7 @@ describe('watch --format json', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(run.stdout()).toContain('"src":{"kind":"pod","ip":"10.244.0.9","namespace":"shop","name":"cache"');
-    await dbs.removePod(newcomer);
+    await node.dbs.removePod(newcomer);
     const lines = (): number => run.stdout().trimEnd().split('\n').length;
     const removed = Date.now() + 15_000;
     let lastLine = '';
@@ -281,7 +272,7 @@ describe('watch accounting and lifecycle', () => {
     await run.listening;
     const stale = Uint8Array.from(Buffer.from('0200000112345678', 'hex'));
     send(...passThenDrop(30), { data: ping(PODS.frontend, PODS.db, 31), cookie: stale, at: T0 + 1_000_000n }, { data: ping(PODS.frontend, PODS.db, 32), at: T0 + 2_000_000n });
-    injector.send(Uint8Array.from([16, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])); // a header-only message: malformed
+    node.injector.send(Uint8Array.from([16, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])); // a header-only message: malformed
     await new Promise((resolve) => setTimeout(resolve, 500));
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);

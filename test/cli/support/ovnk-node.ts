@@ -5,7 +5,9 @@
  * user-defined network whose pod reuses a default-network address, and the policies whose
  * samples the watch tests inject.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { formatCookieHex } from '../../../src/ovn/cookie';
+import { createInjector, type PsampleInjector } from '../../../src/psample/injector';
 import { startOvnDatabases, type OvnDatabases } from '../../ovn/support/ovn-databases';
 import {
   adminNetworkPolicyAcl,
@@ -157,4 +159,21 @@ export async function startOvnkNodeDatabases(): Promise<OvnkNodeDatabases> {
       await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'mutate', table: 'Logical_Switch', where: [['name', '==', NODE]], mutations: [['ports', 'delete', ['set', [uuid]]]] }]);
     },
   };
+}
+
+/**
+ * For a test file: the node's databases and an injector into the file's namespace, started
+ * before its tests and stopped after them.
+ */
+export function useOvnkNode(netns: { readonly name: string }, usersockGroup: number): { readonly dbs: OvnkNodeDatabases; readonly injector: PsampleInjector } {
+  const fixture = {} as { dbs: OvnkNodeDatabases; injector: PsampleInjector };
+  beforeAll(async () => {
+    fixture.dbs = await startOvnkNodeDatabases();
+    fixture.injector = createInjector({ protocol: 'usersock', groupId: usersockGroup, netns: netns.name });
+  });
+  afterAll(async () => {
+    fixture.injector?.close();
+    await fixture.dbs?.stop();
+  });
+  return fixture;
 }
