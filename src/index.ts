@@ -96,3 +96,4 @@ export { ObservFormatter, type ObservOptions } from './output/event-observ';
 export { PcapngWriter, pcapngComment } from './output/pcapng';
 export { OvnPsampleMetrics, DEFAULT_MAX_LABEL_VALUES, OTHER_LABEL, type OvnPsampleMetricsOptions, type MetricsSources } from './output/metrics';
 export { TopTable, type TopRow, type TopSort } from './events/top-table';
+export { OutputFileError } from './output/sink';

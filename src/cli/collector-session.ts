@@ -41,9 +41,19 @@ function describe(set: CollectorSetInfo): string {
  * exits), and with --add-ovs-collector makes it again, then removes what it made at exit.
  */
 export async function startCollectorSession(options: CollectorSessionOptions, log: Logger): Promise<CollectorSession> {
-  const wanted = options.db !== undefined || options.addOvsCollector || (!options.injected && (options.groups.length === 0 || existsSync(DEFAULT_OVS_REMOTE.slice('unix:'.length))));
-  if (!wanted) return { groups: options.groups, ovs: undefined, close: async () => undefined };
-  const ovs = await openLocalOvs(options.db, options.ssl);
+  const required = options.db !== undefined || options.addOvsCollector || (!options.injected && options.groups.length === 0);
+  const useful = !options.injected && existsSync(DEFAULT_OVS_REMOTE.slice('unix:'.length));
+  const none: CollectorSession = { groups: options.groups, ovs: undefined, close: async () => undefined };
+  if (!required && !useful) return none;
+  let ovs: LocalOvs;
+  try {
+    ovs = await openLocalOvs(options.db, options.ssl);
+  } catch (error) {
+    if (required) throw error;
+    // With --group given, the OVS database only names interfaces: go on without it.
+    log.warn({ err: (error as Error).message }, 'the OVS database is not readable: interfaces stay unnamed');
+    return none;
+  }
   let claim: CollectorClaim | undefined;
   let watch: CollectorWatch | undefined;
   const readding = new Set<Promise<void>>();

@@ -10,7 +10,7 @@ import { PcapngWriter } from '../output/pcapng';
 import { OvnPsampleMetrics } from '../output/metrics';
 import { parseListenAddress, serveMetrics } from './metrics-server';
 import { CliUsageError } from './errors';
-import { startPipeline } from './event-pipeline';
+import { startPipeline, type Pipeline } from './event-pipeline';
 import { createLogger, parseLogLevel } from './log';
 import { wholeNumber } from './parse';
 import { addPipelineOptions, eventFilter, pipelineOptions, type PipelineFlags } from './pipeline-options';
@@ -78,14 +78,25 @@ export function watchCommand(): Command {
       setCommandLogger(log);
 
       await runUntilStopped(log, seconds, async (stop) => {
-        const pipeline = await startPipeline(options, log);
         const readerGone = (error: Error): void => {
           log.info({ err: error.message }, 'the output was closed; stopping');
           stop();
         };
+        // Files are opened first: a path that cannot be written fails before a collector set is made.
         const textToStdout = flags.output === undefined && flags.pcapng !== '-';
         const output = flags.output !== undefined || textToStdout ? new BufferedOutput(textToStdout ? { stream: process.stdout } : { path: flags.output! }, readerGone) : undefined;
         const pcapngOutput = flags.pcapng === undefined ? undefined : new BufferedOutput(flags.pcapng === '-' ? { stream: process.stdout } : { path: flags.pcapng }, readerGone);
+        const closeOutputs = async (): Promise<void> => {
+          await output?.close();
+          await pcapngOutput?.close();
+        };
+        let pipeline: Pipeline;
+        try {
+          pipeline = await startPipeline(options, log);
+        } catch (error) {
+          await closeOutputs();
+          throw error;
+        }
         const pcapng = pcapngOutput === undefined ? undefined : new PcapngWriter((bytes) => pcapngOutput.write(bytes), pipeline.interfaces.name);
         const color = flags.color !== false && flags.output === undefined && process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
         const formatter =
@@ -104,6 +115,7 @@ export function watchCommand(): Command {
           }
         } catch (error) {
           await pipeline.close();
+          await closeOutputs();
           throw error;
         }
         pipeline.assembler.on('event', (event) => {
@@ -127,8 +139,7 @@ export function watchCommand(): Command {
             server?.close();
             await pipeline.close();
           } finally {
-            await output?.close();
-            await pcapngOutput?.close();
+            await closeOutputs();
             const summary = watchSummary(pipeline.socketStats(), counts, pipeline.decoderStats());
             log.info(summary.fields, summary.text);
           }

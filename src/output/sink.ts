@@ -1,4 +1,12 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { OvnPsampleError } from '../errors';
+
+/** An output file could not be opened. */
+export class OutputFileError extends OvnPsampleError {
+  constructor(path: string, cause: Error) {
+    super('OUTPUT_FILE', `Cannot write ${path} (${cause.message}): check that its directory exists and is writable.`, { cause });
+  }
+}
 
 /** Where output goes: a file written synchronously, or a stream such as process.stdout. */
 export type OutputTarget = { readonly path: string } | { readonly stream: NodeJS.WritableStream };
@@ -29,7 +37,11 @@ export class BufferedOutput {
     private readonly onClosed?: (error: Error) => void,
   ) {
     if ('path' in target) {
-      this.fd = openSync(target.path, 'w');
+      try {
+        this.fd = openSync(target.path, 'w');
+      } catch (error) {
+        throw new OutputFileError(target.path, error as Error);
+      }
     } else {
       this.stream = target.stream;
       this.stream.on('error', this.onError);

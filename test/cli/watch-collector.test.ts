@@ -60,6 +60,13 @@ describe('watch and the OVS collector set', () => {
     expect(await node.collectorSetRows()).toEqual([]);
   });
 
+  it('an --output that cannot be written fails before any collector set is made', async () => {
+    const run = watch(['--add-ovs-collector', '--output', '/nonexistent/dir/events.txt']);
+    expect(await run.exited).toBe(1);
+    expect(run.records().find((record) => record.level === 60)).toMatchObject({ code: 'OUTPUT_FILE', msg: expect.stringMatching(/^Cannot write \/nonexistent\/dir\/events\.txt \(ENOENT/) });
+    expect(await node.collectorSetRows()).toEqual([]);
+  });
+
   it('without --group and without a set, fails naming the three ways out (exit 1)', async () => {
     const run = watch([]);
     expect(await run.exited).toBe(1);

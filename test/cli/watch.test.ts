@@ -309,7 +309,21 @@ describe('watch accounting and lifecycle', () => {
     expect(run.records().map((record) => record.msg)).toContain('OVN databases synced');
   });
 
-  it('--no-enrich shows cookies without OVN, and a stopped reader of stdout ends the watch cleanly', async () => {
+  it('a reader of stdout that goes away (| head -1) ends the watch cleanly, with its summary', async () => {
+    const run = watch(['--format', 'json']);
+    await run.listening;
+    send({ data: ping(PODS.frontend, PODS.backend, 50), cookie: cookieOf('allowFrontend') });
+    await new Promise<void>((resolve) => run.child.stdout!.once('data', () => resolve()));
+    run.child.stdout!.destroy();
+    for (let seq = 51; seq < 60 && run.child.exitCode === null; seq++) {
+      send({ data: ping(PODS.frontend, PODS.backend, seq), cookie: cookieOf('allowFrontend') });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await run.exited).toBe(0);
+    expect(run.records().map((record) => record.msg)).toEqual(expect.arrayContaining(['the output was closed; stopping', expect.stringMatching(/^summary: /)]));
+  });
+
+  it('--no-enrich shows cookies without OVN', async () => {
     const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--no-enrich', '--log-format', 'json', '--count', '1']);
     await run.listening;
     send({ data: ping(PODS.frontend, PODS.backend, 40), cookie: cookieOf('allowFrontend') });
