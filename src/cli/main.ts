@@ -68,7 +68,7 @@ program
 
 program
   .command('listen')
-  .description('stream live psample samples (needs CAP_NET_ADMIN)')
+  .description('stream live psample samples raw, one line each: no grouping, no pods (needs CAP_NET_ADMIN; see watch)')
   .option('--group <id>', 'psample group to keep (kernel-filtered); repeatable', collect)
   .option('--netns <ns>', 'network namespace: name under /run/netns, path, or pid')
   .option('--all-nsid', 'also receive samples from peer namespaces that have an nsid')
