@@ -220,3 +220,19 @@ it('collector says where it looked when the OVS database is not there', async ()
   expect(run.code).toBe(1);
   expect(run.stderr).toMatch(/No OVS database at unix:\/nonexistent\/db\.sock: run this as root on a node where Open vSwitch runs, or pass --db REMOTE/);
 });
+
+it('collector speaks to an ssl: OVS database with the credentials named as ovs-vsctl names them', async () => {
+  const server = await OvsdbServer.start({ schema: await vswitchSchemaPath(), ssl: true });
+  try {
+    const pki = server.pki!;
+    const ssl = ['--private-key', pki.clientKey, '--certificate', pki.clientCert, '--ca-cert', pki.caCert];
+    const run = await cli(['collector', 'list', '--db', server.sslRemote, ...ssl, '--format', 'json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ sets: [], psample: { bridge: 'br-int', supported: null } });
+    const partial = await cli(['collector', 'list', '--db', server.sslRemote, '--private-key', pki.clientKey]);
+    expect(partial.code).toBe(2);
+    expect(partial.stderr).toMatch(/ssl: remotes need all three of --private-key, --certificate and --ca-cert/);
+  } finally {
+    await server.stop();
+  }
+});
