@@ -23,10 +23,20 @@ export class OvsdbRemoteError extends OvnPsampleError {
   }
 }
 
+/** One remote and the last reason it could not be used (undefined: not tried yet). */
+export interface OvsdbRemoteAttempt {
+  readonly remote: string;
+  readonly error: Error | undefined;
+}
+
 /** No member of the remote list could be reached (or none qualified: connected, leader when required). */
 export class OvsdbConnectionError extends OvnPsampleError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** When no remote was usable in time: every remote with its last error (also in the message). */
+  readonly attempts: readonly OvsdbRemoteAttempt[];
+
+  constructor(message: string, options?: { cause?: unknown; attempts?: readonly OvsdbRemoteAttempt[] }) {
     super('OVSDB_CONNECTION', message, options);
+    this.attempts = options?.attempts ?? [];
   }
 }
 

@@ -172,8 +172,8 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     expect(client.stats.sessions).toBeGreaterThanOrEqual(2);
   });
 
-  it('drops a silent server with the inactivity probe and comes back when it answers again', async () => {
-    const client = await connect(server.unixRemote, { inactivityProbeMs: 200, backoff: { initialMs: 50, maxMs: 100 } });
+  it('drops a silent tcp server after inactivityTimeoutMs and comes back when it answers again', async () => {
+    const client = await connect(server.tcpRemote, { inactivityProbeMs: 200, inactivityTimeoutMs: 400, backoff: { initialMs: 50, maxMs: 100 } });
     const seen = statuses(client);
     const cache = new TableCache(schema, NB_SELECTION);
     await client.monitor(NB, cache);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { TableCache, CacheSelection } from '../../src/ovsdb/cache';
+import { TableCache, type CacheSelection } from '../../src/ovsdb/cache';
 import type { OvsdbClient } from '../../src/ovsdb/client';
 import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
 import { ovnSchemaPaths } from '../support/ovn-schemas';
@@ -95,4 +95,69 @@ export function useNbCluster(): NbClusterFixture {
     await fixture.cluster?.stop();
   });
   return fixture;
+}
+
+/** Every column of `tables` in `schema`: a mirror of whole rows, to compare with the server's own. */
+export function wholeRowSelection(schema: DatabaseSchema, tables: readonly string[]): CacheSelection {
+  return Object.fromEntries(tables.map((table) => [table, { columns: [...schema.tables.get(table)!.columns.keys()] }]));
+}
+
+/**
+ * What the server holds now for the cache's tables and columns, read with one select transaction
+ * (one consistent snapshot), in the form of cacheContent().
+ */
+export async function serverContent(client: OvsdbClient, cache: TableCache): Promise<Record<string, unknown[]>> {
+  const tables = [...cache.monitoredColumns()];
+  const results = (await client.transact(
+    cache.schema.name,
+    tables.map(([table, columns]) => ({ op: 'select', table, where: [], columns: ['_uuid', ...columns] })),
+  )) as { rows: Record<string, unknown>[] }[];
+  const dump = new TableCache(cache.schema, Object.fromEntries(tables.map(([table, columns]) => [table, { columns }])));
+  dump.applyUpdate(
+    Object.fromEntries(
+      tables.map(([table], index) => [table, Object.fromEntries(results[index]!.rows.map((row) => [(row._uuid as [string, string])[1], { new: row }]))]),
+    ),
+  );
+  return cacheContent(dump);
+}
+
+/**
+ * A writer committing back to back, as ovn-kubernetes does while it reconciles policies: port
+ * groups of ACLs created, ACLs modified (priority, match, external_ids), groups deleted (their
+ * ACLs and Samples collected with them). stop() waits for the transaction in flight.
+ */
+export function startBusyWriter(client: OvsdbClient, name: string, firstMetadata: number): { stop(): Promise<number> } {
+  let running = true;
+  let commits = 0;
+  const groups: string[] = [];
+  const loop: Promise<void> = (async () => {
+    for (let step = 0; running; step++) {
+      const pg = `${name}_${step}`;
+      try {
+        if (step % 3 === 0 || groups.length < 3) {
+          await client.transact('OVN_Northbound', portGroupWithAclsOps(pg, 3, firstMetadata + step * 3));
+          groups.push(pg);
+        } else if (step % 3 === 1) {
+          const target = groups[step % groups.length]!;
+          await client.transact('OVN_Northbound', [
+            { op: 'update', table: 'ACL', where: [['match', 'includes', `outport == @${target} && ip4.src == 10.0.0.1`]], row: { priority: step % 32_000, external_ids: ['map', [['step', String(step)]]] } },
+          ]);
+        } else {
+          await client.transact('OVN_Northbound', [{ op: 'delete', table: 'Port_Group', where: [['name', '==', groups.shift()!]] }]);
+        }
+        commits++;
+      } catch (error) {
+        if (running) {
+          throw error;
+        }
+      }
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return commits;
+    },
+  };
 }
