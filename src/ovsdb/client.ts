@@ -148,7 +148,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     signal?.addEventListener('abort', client.onAbort, { once: true });
     client.loop.start();
     try {
-      await client.loop.waitForSession(options.connectTimeoutMs ?? 30_000, 'Cannot connect');
+      await client.loop.waitForSession(options.connectTimeoutMs ?? 30_000, options.database === undefined ? 'Cannot connect' : `Cannot connect to ${options.database}`);
     } catch (error) {
       await client.close();
       throw error;

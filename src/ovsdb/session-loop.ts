@@ -218,7 +218,10 @@ export class SessionLoop {
       const name = formatRemote(remote);
       return { remote: name, error: this.lastErrors.get(name) };
     });
-    const causes = attempts.map(({ remote, error }) => `${remote}: ${error?.message ?? 'not tried yet'}`);
+    // Most errors already name their remote ("Cannot connect to unix:/x: ...").
+    const causes = attempts.map(({ remote, error }) =>
+      error === undefined ? `${remote}: not tried yet` : error.message.includes(remote) ? error.message : `${remote}: ${error.message}`,
+    );
     return new OvsdbConnectionError(
       `${what}: no OVSDB remote was usable within ${timeoutMs} ms (${causes.join('; ')}). Check that ovsdb-server listens there, the TLS credentials, and for a cluster that a leader is elected.`,
       { cause: attempts.find(({ error }) => error !== undefined)?.error, attempts },

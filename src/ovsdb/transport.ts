@@ -68,7 +68,7 @@ export async function openStream(remote: Endpoint, timeoutMs: number, signal: Ab
     const fail = (error: Error) => {
       cleanup();
       socket.destroy();
-      reject(new OvsdbConnectionError(`Cannot connect to ${name}: ${error.message}`, { cause: error }));
+      reject(new OvsdbConnectionError(`Cannot connect to ${name}: ${explain(error)}`, { cause: error }));
     };
     const onReady = () => {
       cleanup();
@@ -91,6 +91,22 @@ export async function openStream(remote: Endpoint, timeoutMs: number, signal: Ab
       onAbort();
     }
   });
+}
+
+/** What the system error means for an OVSDB remote, the code kept for searching. */
+const ADVICE: Readonly<Record<string, string>> = {
+  ENOENT: 'no socket at that path: is ovsdb-server running, and is the path right?',
+  ECONNREFUSED: 'nothing listens there: is ovsdb-server running with that remote?',
+  EACCES: 'permission denied: run as root or as a user allowed to open the socket',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ENOTFOUND: 'the host name does not resolve',
+};
+
+function explain(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const advice = code === undefined ? undefined : ADVICE[code];
+  return advice === undefined ? error.message : `${error.message} (${advice})`;
 }
 
 async function pem(source: string | Buffer, what: string): Promise<Buffer> {

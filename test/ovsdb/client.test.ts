@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OvsdbClosedError, OvsdbTransactionError } from '../../src/errors';
+import { OvsdbClosedError, OvsdbConnectionError, OvsdbTransactionError } from '../../src/errors';
 import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient, type OvsdbStatus } from '../../src/ovsdb/client';
 import type { MonitorMethod } from '../../src/ovsdb/monitor';
@@ -196,6 +196,27 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
       code: 'OVSDB_CONNECTION',
       message: expect.stringMatching(new RegExp(`tcp:127.0.0.1:${port}: .*ECONNREFUSED`)),
     });
+  });
+
+  it('times requests out with a typed error naming every remote and its last error when none is usable', async () => {
+    const dead = `tcp:127.0.0.1:${await freePort()}`;
+    const client = await connect(`${server.unixRemote},${dead}`, { requestTimeoutMs: 500, backoff: { initialMs: 20, maxMs: 50 } });
+    await server.kill('SIGKILL');
+    const outcomes = await Promise.allSettled([client.transact(NB, []), client.getSchema(NB), client.listDatabases()]);
+    for (const outcome of outcomes) {
+      const error = outcome.status === 'rejected' ? (outcome.reason as unknown) : undefined;
+      expect(error).toBeInstanceOf(OvsdbConnectionError);
+      expect(error).toMatchObject({
+        code: 'OVSDB_CONNECTION',
+        message: expect.stringMatching(/^Cannot (transact on OVN_Northbound|get_schema OVN_Northbound|list_dbs): no OVSDB remote was usable within 500 ms/),
+      });
+      const { message, attempts: remotes } = error as OvsdbConnectionError;
+      // The killed server's socket file is left behind: connecting to it is refused.
+      expect(message).toContain(`${server.unixRemote}: connect ECONNREFUSED`);
+      expect(message).toContain(`${dead}: connect ECONNREFUSED`);
+      expect(remotes.map(({ remote }) => remote)).toEqual([server.unixRemote, dead]);
+      expect(remotes.every(({ error: last }) => last instanceof Error)).toBe(true);
+    }
   });
 
   it('moves on from an unreachable member of a list to a working one', async () => {
