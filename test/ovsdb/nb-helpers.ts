@@ -1,4 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
+import { OvsdbConnectionError, OvsdbDisconnectedError } from '../../src/errors';
 import { TableCache, type CacheSelection } from '../../src/ovsdb/cache';
 import type { OvsdbClient } from '../../src/ovsdb/client';
 import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
@@ -124,38 +125,67 @@ export async function serverContent(client: OvsdbClient, cache: TableCache): Pro
 /**
  * A writer committing back to back, as ovn-kubernetes does while it reconciles policies: port
  * groups of ACLs created, ACLs modified (priority, match, external_ids), groups deleted (their
- * ACLs and Samples collected with them). stop() waits for the transaction in flight.
+ * ACLs and Samples collected with them). A transaction lost to a disconnection is not retried
+ * (the next step writes something else). pause() and stop() wait for the transaction in flight.
  */
-export function startBusyWriter(client: OvsdbClient, name: string, firstMetadata: number): { stop(): Promise<number> } {
+export interface BusyWriter {
+  pause(): Promise<void>;
+  resume(): void;
+  /** Resolves with the number of committed transactions. */
+  stop(): Promise<number>;
+}
+
+export function startBusyWriter(client: OvsdbClient, name: string, firstMetadata: number): BusyWriter {
   let running = true;
+  let paused: Promise<void> | undefined;
+  let unpause = (): void => undefined;
+  let idle = (): void => undefined;
   let commits = 0;
   const groups: string[] = [];
+  const step = async (index: number): Promise<void> => {
+    const pg = `${name}_${index}`;
+    if (index % 3 === 0 || groups.length < 3) {
+      await client.transact('OVN_Northbound', portGroupWithAclsOps(pg, 3, firstMetadata + index * 3));
+      groups.push(pg);
+    } else if (index % 3 === 1) {
+      const target = groups[index % groups.length]!;
+      await client.transact('OVN_Northbound', [
+        { op: 'update', table: 'ACL', where: [['match', 'includes', `outport == @${target} && ip4.src == 10.0.0.1`]], row: { priority: index % 32_000, external_ids: ['map', [['step', String(index)]]] } },
+      ]);
+    } else {
+      await client.transact('OVN_Northbound', [{ op: 'delete', table: 'Port_Group', where: [['name', '==', groups.shift()!]] }]);
+    }
+  };
   const loop: Promise<void> = (async () => {
-    for (let step = 0; running; step++) {
-      const pg = `${name}_${step}`;
+    for (let index = 0; running; index++) {
+      if (paused !== undefined) {
+        idle();
+        await paused;
+        continue;
+      }
       try {
-        if (step % 3 === 0 || groups.length < 3) {
-          await client.transact('OVN_Northbound', portGroupWithAclsOps(pg, 3, firstMetadata + step * 3));
-          groups.push(pg);
-        } else if (step % 3 === 1) {
-          const target = groups[step % groups.length]!;
-          await client.transact('OVN_Northbound', [
-            { op: 'update', table: 'ACL', where: [['match', 'includes', `outport == @${target} && ip4.src == 10.0.0.1`]], row: { priority: step % 32_000, external_ids: ['map', [['step', String(step)]]] } },
-          ]);
-        } else {
-          await client.transact('OVN_Northbound', [{ op: 'delete', table: 'Port_Group', where: [['name', '==', groups.shift()!]] }]);
-        }
+        await step(index);
         commits++;
       } catch (error) {
-        if (running) {
+        if (!(error instanceof OvsdbDisconnectedError || error instanceof OvsdbConnectionError) && running) {
           throw error;
         }
       }
     }
+    idle();
   })();
   return {
+    pause() {
+      paused ??= new Promise((resolve) => (unpause = resolve));
+      return new Promise((resolve) => (idle = resolve));
+    },
+    resume() {
+      paused = undefined;
+      unpause();
+    },
     async stop() {
       running = false;
+      this.resume();
       await loop;
       return commits;
     },
