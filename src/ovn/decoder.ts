@@ -8,6 +8,7 @@ import type { PsampleMessage } from '../psample/types';
 import { observationIdsFromCookie } from './cookie';
 import { DecodeCounters, type OvnDecoderStats } from './decode-stats';
 import type { OvnSampleEvent } from './event';
+import type { LogicalFlowTextSource } from './flow-directory';
 import { OvnSampleResolver, unresolvedEvent } from './sample-resolver';
 import { assertSelection, NORTHBOUND_DATABASE, northboundSelection, SOUTHBOUND_DATABASE, southboundSelection } from './selection';
 
@@ -108,6 +109,18 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     return this.counters.count(resolver.resolve(domain, point));
   }
 
+  /**
+   * decode(), once what the decoder reads on demand is here: the match and actions of the logical
+   * flow a drop sample names (the first decode() of such a sample has them not yet). For one-shot
+   * answers; a stream of samples uses decode().
+   */
+  async decodeWithDetails(obsDomainId: number, obsPointId: number): Promise<OvnSampleEvent> {
+    if (this.resolver !== undefined && this.synced) {
+      await this.resolver.prepare(obsDomainId >>> 0, obsPointId >>> 0);
+    }
+    return this.decode(obsDomainId, obsPointId);
+  }
+
   /** Decodes an 8-byte psample user cookie (obs_domain_id, obs_point_id; big-endian). */
   decodeCookie(cookie: Uint8Array): OvnSampleEvent {
     const ids = observationIdsFromCookie(cookie);
@@ -171,7 +184,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     const nbCache = new TableCache(nb.schema, northboundSelection(nb.schema));
     const sbCache = sb === undefined ? undefined : new TableCache(sb.schema, southboundSelection(sb.schema));
     // Attached before the initial sync so the indexes grow with the cache instead of rescanning it.
-    this.resolver = new OvnSampleResolver(nbCache, sbCache);
+    this.resolver = new OvnSampleResolver(nbCache, sbCache, sb === undefined ? undefined : flowTextReader(sb.client));
     await Promise.all([
       this.follow(nb.client, NORTHBOUND_DATABASE, nbCache, signal),
       sb === undefined || sbCache === undefined ? undefined : this.follow(sb.client, SOUTHBOUND_DATABASE, sbCache, signal),
@@ -228,4 +241,15 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     });
     return { client, schema: await client.getSchema(name) };
   }
+}
+
+/** Reads one Logical_Flow's match and actions with a select: the SB mirror does not hold them. */
+function flowTextReader(client: OvsdbClient): LogicalFlowTextSource {
+  return async (uuid) => {
+    const [result] = (await client.transact(SOUTHBOUND_DATABASE, [
+      { op: 'select', table: 'Logical_Flow', where: [['_uuid', '==', ['uuid', uuid]]], columns: ['match', 'actions'] },
+    ])) as [{ rows?: { match?: unknown; actions?: unknown }[] }];
+    const row = result.rows?.[0];
+    return typeof row?.match === 'string' && typeof row.actions === 'string' ? { match: row.match, actions: row.actions } : undefined;
+  };
 }

@@ -13,7 +13,7 @@ import type {
   OvnStaleReason,
   OvnUnknownReason,
 } from './event';
-import { LogicalFlowDirectory } from './flow-directory';
+import { LogicalFlowDirectory, type LogicalFlowTextSource } from './flow-directory';
 import { SamplingApps } from './sampling-apps';
 import { StageHintIndex } from './stage-hints';
 
@@ -34,12 +34,23 @@ export class OvnSampleResolver {
   private readonly datapaths: DatapathDirectory;
   private readonly flows: LogicalFlowDirectory | undefined;
 
-  /** Attach before the caches' initial sync, so the indexes grow with them instead of rescanning. */
-  constructor(nbCache: TableCache, sbCache: TableCache | undefined) {
+  /**
+   * Attach before the caches' initial sync, so the indexes grow with them instead of rescanning.
+   * `flowText` reads a logical flow's match and actions, which the SB mirror does not hold.
+   */
+  constructor(nbCache: TableCache, sbCache: TableCache | undefined, flowText?: LogicalFlowTextSource) {
     this.catalog = new AclCatalog(nbCache);
     this.apps = new SamplingApps(nbCache);
     this.datapaths = new DatapathDirectory(nbCache, sbCache);
-    this.flows = sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, new StageHintIndex(nbCache));
+    this.flows = sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, new StageHintIndex(nbCache), flowText);
+  }
+
+  /** Resolves once what resolve() would read on demand for these ids is here (a drop sample's flow text). */
+  async prepare(obsDomainId: number, obsPointId: number): Promise<void> {
+    const { appId, datapathKey } = splitObservationDomain(obsDomainId);
+    if (this.flows !== undefined && appId !== 0 && this.apps.typeOf(appId) === 'drop') {
+      await this.flows.prepare(obsPointId, this.datapaths.binding(datapathKey)?._uuid);
+    }
   }
 
   /** Takes every index's listeners off the caches, which may outlive the resolver. */

@@ -16,7 +16,8 @@ export const HINT_TABLES: readonly string[] = [
 ];
 
 const ACL_COLUMNS = ['name', 'priority', 'direction', 'match', 'action', 'label', 'tier', 'sample_new', 'sample_est', 'external_ids'];
-const LOGICAL_FLOW_COLUMNS = ['logical_datapath', 'pipeline', 'table_id', 'priority', 'match', 'actions', 'external_ids'];
+/** No match or actions: LogicalFlowDirectory reads them for the few flows drop samples name. */
+const LOGICAL_FLOW_COLUMNS = ['logical_datapath', 'pipeline', 'table_id', 'priority', 'external_ids'];
 
 function requireColumns(schema: DatabaseSchema, required: Readonly<Record<string, readonly string[]>>): void {
   const missing: string[] = [];
@@ -62,7 +63,8 @@ export function southboundSelection(schema: DatabaseSchema): CacheSelection {
   requireColumns(schema, { Datapath_Binding: ['tunnel_key', 'external_ids'], Logical_Flow: LOGICAL_FLOW_COLUMNS });
   return {
     Datapath_Binding: { columns: ['tunnel_key', 'external_ids'], indexes: ['tunnel_key'] },
-    Logical_Flow: { columns: LOGICAL_FLOW_COLUMNS },
+    // A node's flows point at a few datapaths, and most share their {stage-name, source} with many others.
+    Logical_Flow: { columns: LOGICAL_FLOW_COLUMNS, shared: ['logical_datapath', 'external_ids'] },
   };
 }
 
