@@ -47,6 +47,22 @@ export class OvsdbProtocolError extends OvnPsampleError {
   }
 }
 
+/**
+ * The server sent a message larger than the client accepts (maxMessageBytes): a hostile or
+ * broken server, or a database whose monitored tables outgrew the limit.
+ */
+export class OvsdbMessageSizeError extends OvnPsampleError {
+  readonly limit: number;
+
+  constructor(limit: number, received: number) {
+    super(
+      'OVSDB_MESSAGE_SIZE',
+      `The OVSDB server sent a message of more than ${limit} bytes (${received} received so far), the maxMessageBytes limit: raise options.maxMessageBytes if the database is that big, or check the remote.`,
+    );
+    this.limit = limit;
+  }
+}
+
 /** A transaction was rejected: `results` holds the per-operation results the server returned. */
 export class OvsdbTransactionError extends OvnPsampleError {
   readonly results: readonly unknown[];

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import {
   OvsdbClosedError,
   OvsdbListenerError,
+  OvsdbMessageSizeError,
   OvsdbProtocolError,
   OvsdbSchemaError,
   OvsdbTransactionError,
@@ -11,7 +12,8 @@ import type { TableCache } from './cache';
 import type { JsonRpcSession } from './json-rpc';
 import { MONITOR_METHODS, type MonitorMethod, type MonitorSyncResult } from './monitor';
 import { MonitorSet, type OvsdbResync } from './monitor-set';
-import { atLeast } from './option-range';
+import { DEFAULT_MAX_MESSAGE_BYTES, MAX_MESSAGE_BYTES_LIMIT } from './framing';
+import { atLeast, atMost } from './option-range';
 import { emitErrorIfHeard } from './optional-error';
 import { parseRemotes, type Remote } from './remote';
 import { parseSchema, type DatabaseSchema } from './schema';
@@ -47,8 +49,17 @@ export interface OvsdbClientOptions {
   readonly connectTimeoutMs?: number;
   /** How long transact(), getSchema() and listDatabases() wait for a usable member. Default connectTimeoutMs. */
   readonly requestTimeoutMs?: number;
-  /** Time allowed for one TCP/TLS/unix connection attempt. Default 5000 ms. */
+  /**
+   * Time allowed for one connection attempt: opening the TCP/TLS/unix stream, then the server's
+   * answers to the first requests (schema and _Server rows). Default 10 000 ms.
+   */
   readonly attemptTimeoutMs?: number;
+  /**
+   * The largest message accepted from the server; a larger one ends the session (counted in
+   * stats.oversizedMessages) having buffered at most this much. Default 256 MiB (a monitor reply
+   * of about 400,000 ACLs in the decoder's selection); at most 2 GiB - 1.
+   */
+  readonly maxMessageBytes?: number;
   /** Monitor methods to try, newest first. Default monitor_cond_since, monitor_cond, monitor. */
   readonly monitorMethods?: readonly MonitorMethod[];
   /** Try a cluster's members in random order, as the OVS IDL does, so clients spread over it. Default true. */
@@ -72,6 +83,8 @@ export interface OvsdbClientStats {
   anomalies: number;
   /** Caches reloaded on a live session (also emitted as 'resync'): they diverged, or the schema changed. */
   resyncs: number;
+  /** Sessions ended because the server sent a message over maxMessageBytes. */
+  oversizedMessages: number;
 }
 
 /**
@@ -82,7 +95,7 @@ export interface OvsdbClientStats {
  */
 export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   readonly remotes: readonly Remote[];
-  readonly stats: OvsdbClientStats = { sessions: 0, anomalies: 0, resyncs: 0 };
+  readonly stats: OvsdbClientStats = { sessions: 0, anomalies: 0, resyncs: 0, oversizedMessages: 0 };
   private readonly options: OvsdbClientOptions;
   private readonly loop: SessionLoop;
   private readonly monitors: MonitorSet;
@@ -108,8 +121,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         remotes,
         endpoints: options.shuffleRemotes === false ? endpoints : shuffled(endpoints),
         backoff: new Backoff(options.backoff),
-        attemptTimeoutMs: atLeast('attemptTimeoutMs', options.attemptTimeoutMs ?? 5000, 1),
+        attemptTimeoutMs: atLeast('attemptTimeoutMs', options.attemptTimeoutMs ?? 10_000, 1),
         probe: { probeMs, timeoutMs: probeMs === 0 ? 0 : timeoutMs },
+        maxMessageBytes: atMost('maxMessageBytes', atLeast('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1), MAX_MESSAGE_BYTES_LIMIT),
       },
       {
         open: (session, remote) => this.openSession(session, remote),
@@ -119,7 +133,12 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         },
         notification: (session, method, params) => this.onNotification(session, method, params),
         anomaly: (error) => this.report(error),
-        status: (status) => this.emitStatus(status),
+        status: (status) => {
+          if (status.state === 'disconnected' && status.error instanceof OvsdbMessageSizeError) {
+            this.stats.oversizedMessages++;
+          }
+          this.emitStatus(status);
+        },
       },
     );
     this.monitors = new MonitorSet({

@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { OvsdbDisconnectedError, OvsdbProtocolError, OvsdbRpcError } from '../errors';
-import { JsonStreamFramer } from './framing';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from './framing';
+import { explainSocketError } from './transport';
 
 export interface JsonRpcHandlers {
   /** A notification (a request with id null), such as update3. */
@@ -44,23 +45,27 @@ export class JsonRpcSession {
   private lastReceived = performance.now();
   private probeSent = false;
   private ended = false;
+  private reason: Error | undefined;
 
   constructor(
     private readonly socket: Socket,
     private readonly handlers: JsonRpcHandlers,
     probe: InactivityProbe,
+    maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
   ) {
-    this.framer = new JsonStreamFramer((message) => this.dispatch(message));
+    this.framer = new JsonStreamFramer((message) => this.dispatch(message), maxMessageBytes);
     socket.on('data', (chunk: Buffer) => {
-      this.lastReceived = performance.now();
-      this.probeSent = false;
       try {
-        this.framer.push(chunk);
+        // Whitespace alone is no sign of life: only bytes of messages reset the inactivity probe.
+        if (this.framer.push(chunk) > 0) {
+          this.lastReceived = performance.now();
+          this.probeSent = false;
+        }
       } catch (error) {
         this.end(error as Error);
       }
     });
-    socket.on('error', (error) => this.end(new OvsdbDisconnectedError(`The OVSDB connection failed: ${error.message}`, { cause: error })));
+    socket.on('error', (error) => this.end(new OvsdbDisconnectedError(`The OVSDB connection failed: ${explainSocketError(error)}`, { cause: error })));
     socket.on('close', () =>
       this.end(
         new OvsdbDisconnectedError(
@@ -78,6 +83,11 @@ export class JsonRpcSession {
 
   get closed(): boolean {
     return this.ended;
+  }
+
+  /** Why the session ended, when it did not end by close() without a reason. */
+  get closeReason(): Error | undefined {
+    return this.reason;
   }
 
   /** Sends a request; resolves with its result, rejects with OvsdbRpcError or OvsdbDisconnectedError. */
@@ -153,6 +163,7 @@ export class JsonRpcSession {
       return;
     }
     this.ended = true;
+    this.reason = error;
     if (this.probeTimer !== undefined) {
       clearInterval(this.probeTimer);
     }

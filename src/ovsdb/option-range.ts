@@ -7,3 +7,11 @@ export function atLeast(name: string, value: number, minimum: number): number {
   }
   return value;
 }
+
+/** Returns `value`, or throws OvsdbOptionError naming the option when it is above `maximum`. */
+export function atMost(name: string, value: number, maximum: number): number {
+  if (value > maximum) {
+    throw new OvsdbOptionError(`${name} is ${value}; it must be at most ${maximum}.`);
+  }
+  return value;
+}

@@ -28,9 +28,11 @@ export interface SessionLoopOptions {
   /** The order members are tried in (shuffled, like the OVS IDL does, so clients spread over a cluster). */
   readonly endpoints: readonly Endpoint[];
   readonly backoff: Backoff;
+  /** Bounds one attempt: opening the stream, and then the server's answers to the first requests. */
   readonly attemptTimeoutMs: number;
   /** For tcp: and ssl: sessions; unix: sessions are never probed. */
   readonly probe: InactivityProbe;
+  readonly maxMessageBytes: number;
 }
 
 export interface SessionHooks {
@@ -176,13 +178,14 @@ export class SessionLoop {
           onClose: (error) => ended(error),
         },
         endpoint.kind === 'unix' ? { probeMs: 0, timeoutMs: 0 } : this.options.probe,
+        this.options.maxMessageBytes,
       );
       session = current;
       this.opening = current;
       if (this.closed) {
         current.close(new OvsdbClosedError('The OVSDB client was closed.'));
       }
-      await this.hooks.open(current, name);
+      await this.handshake(current, name);
       connected = true;
       this.session = current;
       this.currentRemote = name;
@@ -199,7 +202,8 @@ export class SessionLoop {
       }
       return { connected, error };
     } catch (error) {
-      const reason = error instanceof Error ? error : new Error(String(error));
+      // A request failing because the session ended (a timeout, a TLS alert) says less than why it ended.
+      const reason = session?.closeReason ?? (error instanceof Error ? error : new Error(String(error)));
       session?.close(reason);
       this.lastErrors.set(name, reason);
       return { connected, error: reason };
@@ -210,6 +214,29 @@ export class SessionLoop {
       if (this.opening === session) {
         this.opening = undefined;
       }
+    }
+  }
+
+  /**
+   * Qualifies a new session within attemptTimeoutMs: a peer that accepts connections and answers
+   * nothing (a wedged or stopped server, something else listening there) must not hold the
+   * loop, unix: sessions having no inactivity probe.
+   */
+  private async handshake(session: JsonRpcSession, name: string): Promise<void> {
+    const timeoutMs = this.options.attemptTimeoutMs;
+    const timer = setTimeout(
+      () =>
+        session.close(
+          new OvsdbConnectionError(
+            `${name} accepted the connection but did not answer within ${timeoutMs} ms: is an OVSDB server listening there, and is it running (not stopped)?`,
+          ),
+        ),
+      timeoutMs,
+    );
+    try {
+      await this.hooks.open(session, name);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -295,7 +295,7 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     // A diff builds a new map (the shared one is left alone), itself shared when equal to a known one.
     cache.applyUpdate2({ ACL: { [PG]: { modify: { external_ids: ['map', [['stage-hint', '1a2b3c4d']]] } } } });
     expect(cache.table('ACL').get(PG)!.external_ids).toBe(first!.external_ids);
-    expect(hinted!.external_ids.size).toBe(3);
+    expect((hinted!.external_ids as ReadonlyMap<string, string>).size).toBe(3);
     expect(first!.external_ids).toEqual(new Map([['stage-name', 'ls_in_acl_eval'], ['source', 'northd.c:7010']]));
   });
 
