@@ -102,7 +102,8 @@ describe('parseLargeJson (property-based)', () => {
         const parsed = parseLargeJson(Buffer.from(JSON.stringify(value), 'utf8'));
         expect(materialize(parsed)).toEqual(viaText(value));
       }),
-      { numRuns: 200 },
+      // The case a first run found: a member named __proto__ must stay a member, as JSON.parse keeps it.
+      { numRuns: 200, examples: [[JSON.parse('{"":{},"__proto__":null}') as never]] },
     );
   });
 
