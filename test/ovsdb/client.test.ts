@@ -172,6 +172,19 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     expect(client.stats.sessions).toBeGreaterThanOrEqual(2);
   });
 
+  it('after a stable session, waits a jittered first backoff step before reconnecting, not 0 ms', async () => {
+    const client = await connect(server.tcpRemote, { backoff: { initialMs: 400, maxMs: 800, jitter: 0.5 } });
+    const seen = statuses(client);
+    // A session counts as stable after 5 s: then a drop is a server restart, which all its clients see at once.
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    await server.kill('SIGKILL');
+    await server.start();
+    await expect.poll(() => seen.some((status) => status.state === 'synced' || status.state === 'connected'), { timeout: 5000 }).toBe(true);
+    const first = seen.find((status) => status.state === 'disconnected') as { retryInMs: number };
+    expect(first.retryInMs).toBeGreaterThanOrEqual(200);
+    expect(first.retryInMs).toBeLessThanOrEqual(400);
+  });
+
   it('drops a silent tcp server after inactivityTimeoutMs and comes back when it answers again', async () => {
     const client = await connect(server.tcpRemote, { inactivityProbeMs: 200, inactivityTimeoutMs: 400, backoff: { initialMs: 50, maxMs: 100 } });
     const seen = statuses(client);
@@ -217,6 +230,19 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
       expect(remotes.map(({ remote }) => remote)).toEqual([server.unixRemote, dead]);
       expect(remotes.every(({ error: last }) => last instanceof Error)).toBe(true);
     }
+  });
+
+  it('tries the members in random order, as the OVS IDL does, unless told not to', async () => {
+    const members = [server.unixRemote, server.tcpRemote];
+    const firsts = new Set<string>();
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const client = await connect(members);
+      firsts.add(client.remote);
+      await client.close();
+    }
+    expect([...firsts].sort()).toEqual([...members].sort());
+    const ordered = await connect(members, { shuffleRemotes: false });
+    expect(ordered.remote).toBe(server.unixRemote);
   });
 
   it('moves on from an unreachable member of a list to a working one', async () => {
