@@ -17,14 +17,7 @@ export class ValuePool {
   constructor(private readonly capacity = 65_536) {}
 
   intern(text: string): string {
-    const shared = this.strings.get(text);
-    if (shared !== undefined) {
-      return shared;
-    }
-    if (this.strings.size < this.capacity) {
-      this.strings.set(text, text);
-    }
-    return text;
+    return this.share(this.strings, text, text);
   }
 
   /** An equal map seen before (same pairs, same order), or `map`, remembered. */
@@ -36,13 +29,17 @@ export class ValuePool {
         return map;
       }
     }
-    const shared = this.maps.get(key);
+    return this.share(this.maps, key, map);
+  }
+
+  private share<V>(known: Map<string, V>, key: string, value: V): V {
+    const shared = known.get(key);
     if (shared !== undefined) {
       return shared;
     }
-    if (this.maps.size < this.capacity) {
-      this.maps.set(key, map);
+    if (known.size < this.capacity) {
+      known.set(key, value);
     }
-    return map;
+    return value;
   }
 }

@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient, type OvsdbStatus } from '../../src/ovsdb/client';
-import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
-import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { OvsdbServer } from '../support/ovsdb-server';
-import { cacheReaches, NB_SELECTION, portGroupWithAclsOps } from './nb-helpers';
+import { cacheReaches, NB_SELECTION, portGroupWithAclsOps, useNbServer } from './nb-helpers';
 
 const NB = 'OVN_Northbound';
 const STOPPED_MS = 30_000;
@@ -24,31 +21,13 @@ interface Reader {
  * probe settings none drops it.
  */
 describe('a server that answers nothing for 30 s (standalone ovsdb-server, OVN 25.03 NB)', () => {
-  let server: OvsdbServer;
-  let schema: DatabaseSchema;
-  const clients: OvsdbClient[] = [];
-
-  beforeAll(async () => {
-    const { nb } = await ovnSchemaPaths();
-    schema = await loadSchemaFile(nb);
-    server = await OvsdbServer.start({ schema: nb });
-    const writer = await OvsdbClient.connect(server.unixRemote);
-    clients.push(writer);
-    await writer.transact(NB, portGroupWithAclsOps('pg_busy', 100, 1));
-  });
-
-  afterAll(async () => {
-    if (server?.pid !== undefined && server.running) {
-      process.kill(server.pid, 'SIGCONT');
-    }
-    await Promise.all(clients.map((client) => client.close()));
-    await server?.stop();
-  });
+  const fixture = useNbServer((writer) => writer.transact(NB, portGroupWithAclsOps('pg_busy', 100, 1)));
+  const { clients } = fixture;
 
   async function reader(name: string, remote: string, options: Parameters<typeof OvsdbClient.connect>[1] = {}): Promise<Reader> {
     const client = await OvsdbClient.connect(remote, options);
     clients.push(client);
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     const statuses: OvsdbStatus[] = [];
     const changes: string[] = [];
@@ -58,6 +37,7 @@ describe('a server that answers nothing for 30 s (standalone ovsdb-server, OVN 2
   }
 
   it('does not make the default clients reload: no disconnection, no new sync, only the new change', { timeout: STOPPED_MS + 30_000 }, async () => {
+    const { server } = fixture;
     const unix = await reader('unix', server.unixRemote);
     const tcp = await reader('tcp', server.tcpRemote);
     // For contrast: a client told to give up after 10 s of silence must reload, the server having no history to resume from.
@@ -70,7 +50,7 @@ describe('a server that answers nothing for 30 s (standalone ovsdb-server, OVN 2
     } finally {
       process.kill(server.pid!, 'SIGCONT');
     }
-    const writer = clients[0]!;
+    const { writer } = fixture;
     const [sample] = (await writer.transact(NB, [{ op: 'select', table: 'Sample', where: [['metadata', '==', 7]] }])) as [{ rows: { _uuid: [string, string] }[] }];
     const sampleUuid = sample.rows[0]!._uuid[1];
     await writer.transact(NB, [{ op: 'update', table: 'Sample', where: [['metadata', '==', 7]], row: { metadata: 70_007 } }]);

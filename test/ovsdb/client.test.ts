@@ -18,7 +18,7 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
   let schema: DatabaseSchema;
   const clients: OvsdbClient[] = [];
 
-  async function connect(remote: string, options: Parameters<typeof OvsdbClient.connect>[1] = {}): Promise<OvsdbClient> {
+  async function connect(remote: string | readonly string[], options: Parameters<typeof OvsdbClient.connect>[1] = {}): Promise<OvsdbClient> {
     const client = await OvsdbClient.connect(remote, options);
     clients.push(client);
     return client;

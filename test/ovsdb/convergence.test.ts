@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient } from '../../src/ovsdb/client';
-import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
-import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { OvsdbServer } from '../support/ovsdb-server';
-import { cacheContent, portGroupWithAclsOps, serverContent, startBusyWriter, wholeRowSelection } from './nb-helpers';
+import { cacheContent, portGroupWithAclsOps, serverContent, startBusyWriter, useNbServer, wholeRowSelection } from './nb-helpers';
 
 const NB = 'OVN_Northbound';
 const MIRRORS = 8;
@@ -23,27 +20,15 @@ async function converge(cache: TableCache, reader: OvsdbClient, ms: number): Pro
 }
 
 describe('mirrors started while a writer commits continuously (real ovsdb-server, OVN 25.03 NB)', () => {
-  let server: OvsdbServer;
-  let schema: DatabaseSchema;
-  const clients: OvsdbClient[] = [];
-
-  beforeAll(async () => {
-    const { nb } = await ovnSchemaPaths();
-    schema = await loadSchemaFile(nb);
-    server = await OvsdbServer.start({ schema: nb });
-    const seed = await OvsdbClient.connect(server.unixRemote);
-    clients.push(seed);
+  const fixture = useNbServer(async (seed) => {
     for (let group = 0; group < 10; group++) {
       await seed.transact(NB, portGroupWithAclsOps(`pg_seed${group}`, 200, 1 + group * 200));
     }
   });
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await server?.stop();
-  });
+  const { clients } = fixture;
 
   it(`all ${MIRRORS} mirrors end equal to the server, every row and column`, async () => {
+    const { server, schema } = fixture;
     const writerClients = await Promise.all([0, 1].map(() => OvsdbClient.connect(server.unixRemote)));
     clients.push(...writerClients);
     const writers = writerClients.map((client, index) => startBusyWriter(client, `pg_busy${index}`, 1_000_000 * (index + 1)));

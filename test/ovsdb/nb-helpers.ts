@@ -1,10 +1,10 @@
 import { afterAll, beforeAll } from 'vitest';
 import { OvsdbConnectionError, OvsdbDisconnectedError } from '../../src/errors';
 import { TableCache, type CacheSelection } from '../../src/ovsdb/cache';
-import type { OvsdbClient } from '../../src/ovsdb/client';
+import { OvsdbClient } from '../../src/ovsdb/client';
 import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
 import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { OvsdbCluster } from '../support/ovsdb-server';
+import { OvsdbCluster, OvsdbServer } from '../support/ovsdb-server';
 
 /** The NB columns ovn-psample's decoder reads, with the indexes it looks rows up by. */
 export const NB_SELECTION: CacheSelection = {
@@ -74,6 +74,33 @@ export function cacheContent(cache: TableCache): Record<string, unknown[]> {
       .sort((a, b) => String(a._uuid).localeCompare(String(b._uuid)));
   }
   return content;
+}
+
+export interface NbServerFixture {
+  server: OvsdbServer;
+  schema: DatabaseSchema;
+  /** Connected over unix before the tests, after `seed` ran with it. */
+  writer: OvsdbClient;
+  /** Clients a test opens; closed after the file's tests (the writer is among them). */
+  clients: OvsdbClient[];
+}
+
+/** A standalone NB ovsdb-server with the real OVN schema for one test file, seeded by `seed`, stopped after it. */
+export function useNbServer(seed: (writer: OvsdbClient) => Promise<unknown> = async () => undefined): NbServerFixture {
+  const fixture = { clients: [] as OvsdbClient[] } as NbServerFixture;
+  beforeAll(async () => {
+    const { nb } = await ovnSchemaPaths();
+    fixture.schema = await loadSchemaFile(nb);
+    fixture.server = await OvsdbServer.start({ schema: nb });
+    fixture.writer = await OvsdbClient.connect(fixture.server.unixRemote);
+    fixture.clients.push(fixture.writer);
+    await seed(fixture.writer);
+  });
+  afterAll(async () => {
+    await Promise.all(fixture.clients.map((client) => client.close()));
+    await fixture.server?.stop();
+  });
+  return fixture;
 }
 
 export interface NbClusterFixture {

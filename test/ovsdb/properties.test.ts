@@ -2,26 +2,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { OvsdbMessageSizeError, OvsdbProtocolError, OvsdbRemoteError } from '../../src/errors';
 import { JsonStreamFramer } from '../../src/ovsdb/framing';
-import { LazyJsonObject, objectMembers, parseLargeJson } from '../../src/ovsdb/lazy-json';
+import { parseLargeJson } from '../../src/ovsdb/lazy-json';
 import { formatRemote, parseRemotes, type Remote } from '../../src/ovsdb/remote';
+import { materialize } from './json-helpers';
 
 /** JSON.parse's idea of a value: what survives a round trip through text (-0 becomes 0). */
 function viaText(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value)) as unknown;
 }
 
-function materialize(value: unknown): unknown {
-  if (value instanceof LazyJsonObject) {
-    return Object.fromEntries([...objectMembers(value)].map(([key, read]) => [key, materialize(read())]));
-  }
-  if (Array.isArray(value)) {
-    return value.map(materialize);
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, materialize(member)]));
-  }
-  return value;
-}
 
 /** Splits `bytes` at the given fractions of its length. */
 function cut(bytes: Buffer, fractions: readonly number[]): Buffer[] {

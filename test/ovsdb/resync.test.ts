@@ -1,32 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient, type OvsdbResync, type OvsdbStatus } from '../../src/ovsdb/client';
-import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
-import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { OvsdbServer } from '../support/ovsdb-server';
-import { cacheContent, cacheReaches, portGroupWithAclsOps, serverContent, wholeRowSelection } from './nb-helpers';
+import { cacheContent, cacheReaches, portGroupWithAclsOps, serverContent, useNbServer, wholeRowSelection } from './nb-helpers';
 
 const NB = 'OVN_Northbound';
 
 describe('a mirror that diverged from the server (real ovsdb-server, OVN 25.03 NB)', () => {
-  let server: OvsdbServer;
-  let schema: DatabaseSchema;
-  const clients: OvsdbClient[] = [];
-
-  beforeAll(async () => {
-    const { nb } = await ovnSchemaPaths();
-    schema = await loadSchemaFile(nb);
-    server = await OvsdbServer.start({ schema: nb });
-  });
-
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.close()));
-    await server?.stop();
-  });
+  const fixture = useNbServer();
+  const { clients } = fixture;
 
   it.each(['monitor_cond_since', 'monitor_cond', 'monitor'] as const)(
     'is reloaded from scratch when %s feeds it an update it cannot apply, and says so',
     async (method) => {
+      const { server, schema } = fixture;
       const writer = await OvsdbClient.connect(server.unixRemote);
       const reader = await OvsdbClient.connect(server.tcpRemote, { monitorMethods: [method] });
       clients.push(writer, reader);
