@@ -9,7 +9,9 @@
 // cost per sample (goal <= 1 us amortized), the time for a change of 1,000 ACLs to reach the
 // cache, the time a full resync of the NB mirror takes on a live session, and the RSS and heap
 // of a decoder mirroring both NB and SB (what `listen --nb --sb` holds). --dist DIR measures
-// another build (an older commit's dist/) against the same databases. The last line is the verdict:
+// another build (an older commit's dist/) against the same databases; --baseline DIR measures the
+// NB+SB mirrors of another build too, alternately with this one, and prints the ratio. The last
+// line is the verdict:
 //   RESULT sync_ratio=R rss_mb=M decode_ns=N nb_sb_rss_mb=M nb_sb_heap_mb=H
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +35,7 @@ const { values: options } = parseArgs({
     flows: { type: 'string', default: '100000' },
     repetitions: { type: 'string', default: '3' },
     dist: { type: 'string', default: join(projectRoot, 'dist') },
+    baseline: { type: 'string' },
   },
 });
 const aclCount = Number(options.acls);
@@ -221,11 +224,18 @@ try {
       `run ${r + 1}: dump ${dumps.at(-1).toFixed(0)} ms | sync ${last.syncMs.toFixed(0)} ms, ${last.rows} rows, rss ${last.rssMb.toFixed(0)} MB, decode ${last.decodeNs.toFixed(0)} ns, 1,000-ACL change ${last.changeMs.toFixed(0)} ms`,
     );
   }
+  const measureMirrors = (dist) => runToCompletion(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'ovsdb-mirrors.mjs'), dist, `unix:${socket}`, `unix:${sbSocket}`]);
   const mirrors = [];
+  const baselineMirrors = [];
   for (let r = 0; r < repetitions; r++) {
-    mirrors.push(await runToCompletion(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'ovsdb-mirrors.mjs'), distDir, `unix:${socket}`, `unix:${sbSocket}`]));
+    mirrors.push(await measureMirrors(distDir));
     const last = mirrors.at(-1);
     console.log(`NB+SB mirrors ${r + 1}: synced in ${last.syncMs.toFixed(0)} ms, rss ${last.rssMb.toFixed(0)} MB, heap ${last.heapMb.toFixed(0)} MB`);
+    if (options.baseline !== undefined) {
+      baselineMirrors.push(await measureMirrors(options.baseline));
+      const base = baselineMirrors.at(-1);
+      console.log(`NB+SB mirrors ${r + 1}, baseline ${options.baseline}: synced in ${base.syncMs.toFixed(0)} ms, rss ${base.rssMb.toFixed(0)} MB, heap ${base.heapMb.toFixed(0)} MB`);
+    }
   }
   const cacheOnly = await runToCompletion(process.execPath, [join(benchDir, 'lib', 'ovsdb-sync.mjs'), distDir, `unix:${socket}`, String(ACL_NEW_APP_ID), '0', String(aclCount), 'cache-only']);
   console.log(`TableCache alone (no decoder): sync ${cacheOnly.syncMs.toFixed(0)} ms, rss ${cacheOnly.rssMb.toFixed(0)} MB`);
@@ -241,6 +251,13 @@ try {
   const nbSbRssMb = median(mirrors.map((run) => run.rssMb));
   const nbSbHeapMb = median(mirrors.map((run) => run.heapMb));
   console.log(`median: NB (${aclCount} ACLs) + SB (${flowCount} logical flows) mirrors of one decoder: rss ${nbSbRssMb.toFixed(0)} MB, heap ${nbSbHeapMb.toFixed(0)} MB`);
+  if (baselineMirrors.length > 0) {
+    const baseRss = median(baselineMirrors.map((run) => run.rssMb));
+    const baseHeap = median(baselineMirrors.map((run) => run.heapMb));
+    console.log(
+      `median, baseline: rss ${baseRss.toFixed(0)} MB, heap ${baseHeap.toFixed(0)} MB; this build / baseline: rss ${(nbSbRssMb / baseRss).toFixed(2)}, heap ${(nbSbHeapMb / baseHeap).toFixed(2)}`,
+    );
+  }
   console.log(`RESULT sync_ratio=${(syncMs / dumpMs).toFixed(2)} rss_mb=${rssMb.toFixed(0)} decode_ns=${decodeNs.toFixed(0)} nb_sb_rss_mb=${nbSbRssMb.toFixed(0)} nb_sb_heap_mb=${nbSbHeapMb.toFixed(0)}`);
 } finally {
   cleanUp();
