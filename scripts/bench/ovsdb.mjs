@@ -230,11 +230,11 @@ try {
   for (let r = 0; r < repetitions; r++) {
     mirrors.push(await measureMirrors(distDir));
     const last = mirrors.at(-1);
-    console.log(`NB+SB mirrors ${r + 1}: synced in ${last.syncMs.toFixed(0)} ms, rss ${last.rssMb.toFixed(0)} MB, heap ${last.heapMb.toFixed(0)} MB`);
+    console.log(`NB+SB mirrors ${r + 1}: synced in ${last.syncMs.toFixed(0)} ms, rss ${last.rssMb.toFixed(0)} MB, heap ${last.heapMb.toFixed(0)} MB (of ${last.heapTotalMb.toFixed(0)} MB reserved), external ${last.externalMb.toFixed(0)} MB`);
     if (options.baseline !== undefined) {
       baselineMirrors.push(await measureMirrors(options.baseline));
       const base = baselineMirrors.at(-1);
-      console.log(`NB+SB mirrors ${r + 1}, baseline ${options.baseline}: synced in ${base.syncMs.toFixed(0)} ms, rss ${base.rssMb.toFixed(0)} MB, heap ${base.heapMb.toFixed(0)} MB`);
+      console.log(`NB+SB mirrors ${r + 1}, baseline ${options.baseline}: synced in ${base.syncMs.toFixed(0)} ms, rss ${base.rssMb.toFixed(0)} MB, heap ${base.heapMb.toFixed(0)} MB (of ${base.heapTotalMb.toFixed(0)} MB reserved), external ${base.externalMb.toFixed(0)} MB`);
     }
   }
   const cacheOnly = await runToCompletion(process.execPath, [join(benchDir, 'lib', 'ovsdb-sync.mjs'), distDir, `unix:${socket}`, String(ACL_NEW_APP_ID), '0', String(aclCount), 'cache-only']);
