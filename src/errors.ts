@@ -23,10 +23,20 @@ export class OvsdbRemoteError extends OvnPsampleError {
   }
 }
 
+/** One remote and the last reason it could not be used (undefined: not tried yet). */
+export interface OvsdbRemoteAttempt {
+  readonly remote: string;
+  readonly error: Error | undefined;
+}
+
 /** No member of the remote list could be reached (or none qualified: connected, leader when required). */
 export class OvsdbConnectionError extends OvnPsampleError {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** When no remote was usable in time: every remote with its last error (also in the message). */
+  readonly attempts: readonly OvsdbRemoteAttempt[];
+
+  constructor(message: string, options?: { cause?: unknown; attempts?: readonly OvsdbRemoteAttempt[] }) {
     super('OVSDB_CONNECTION', message, options);
+    this.attempts = options?.attempts ?? [];
   }
 }
 
@@ -34,6 +44,22 @@ export class OvsdbConnectionError extends OvnPsampleError {
 export class OvsdbProtocolError extends OvnPsampleError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('OVSDB_PROTOCOL', message, options);
+  }
+}
+
+/**
+ * The server sent a message larger than the client accepts (maxMessageBytes): a hostile or
+ * broken server, or a database whose monitored tables outgrew the limit.
+ */
+export class OvsdbMessageSizeError extends OvnPsampleError {
+  readonly limit: number;
+
+  constructor(limit: number, received: number) {
+    super(
+      'OVSDB_MESSAGE_SIZE',
+      `The OVSDB server sent a message of more than ${limit} bytes (${received} received so far), the maxMessageBytes limit: raise options.maxMessageBytes if the database is that big, or check the remote.`,
+    );
+    this.limit = limit;
   }
 }
 

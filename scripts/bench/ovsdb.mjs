@@ -1,13 +1,18 @@
-// npm run bench:ovsdb [-- --acls N --repetitions R --dist DIR]   (after npm run build)
+// npm run bench:ovsdb [-- --acls N --flows F --repetitions R --dist DIR]   (after npm run build)
 //
 // An OVN 25.03 northbound database with N ACLs (default 100,000), each with its own Sample, in
-// port groups of 1,000, served by a real ovsdb-server on a unix socket. Each repetition runs
-// `ovsdb-client dump` of the whole database and a fresh process that syncs OvnSampleDecoder's
-// selection of it, alternately, so both see the same machine load; medians are compared.
-// Reported: sync time ratio (goal <= 1.5), RSS after sync (goal <= 300 MB), decode cost per
-// sample (goal <= 1 us amortized) and the time for a change of 1,000 ACLs to reach the cache.
-// The last line is the verdict:
-//   RESULT sync_ratio=R rss_mb=M decode_ns=N
+// port groups of 1,000, and a southbound one with F logical flows (default 100,000) over 100
+// datapaths, shaped like ovn-northd's, each served by a real ovsdb-server on a unix socket. Each
+// repetition runs `ovsdb-client dump` of the whole NB and a fresh process that syncs
+// OvnSampleDecoder's selection of it, alternately, so both see the same machine load; medians
+// are compared. Reported: sync time ratio (goal <= 1.5), RSS after sync (goal <= 300 MB), decode
+// cost per sample (goal <= 1 us amortized), the time for a change of 1,000 ACLs to reach the
+// cache, the time a full resync of the NB mirror takes on a live session, and the RSS and heap
+// of a decoder mirroring both NB and SB (what `listen --nb --sb` holds). --dist DIR measures
+// another build (an older commit's dist/) against the same databases; --baseline DIR measures the
+// NB+SB mirrors of another build too, alternately with this one, and prints the ratio. The last
+// line is the verdict:
+//   RESULT sync_ratio=R rss_mb=M decode_ns=N nb_sb_rss_mb=M nb_sb_heap_mb=H
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -27,31 +32,37 @@ const ACL_NEW_APP_ID = 2;
 const { values: options } = parseArgs({
   options: {
     acls: { type: 'string', default: '100000' },
+    flows: { type: 'string', default: '100000' },
     repetitions: { type: 'string', default: '3' },
     dist: { type: 'string', default: join(projectRoot, 'dist') },
+    baseline: { type: 'string' },
   },
 });
 const aclCount = Number(options.acls);
+const flowCount = Number(options.flows);
+const DATAPATHS = 100;
 const repetitions = Number(options.repetitions);
 const distDir = options.dist;
 if (!existsSync(join(distDir, 'ovn', 'decoder.js'))) {
   console.error(`${distDir}/ovn/decoder.js is missing: run \`npm run build\` first, then \`npm run bench:ovsdb\`.`);
   process.exit(1);
 }
-if (!Number.isInteger(aclCount) || aclCount < ACLS_PER_PORT_GROUP || aclCount % ACLS_PER_PORT_GROUP !== 0) {
-  console.error(`--acls ${options.acls}: give a multiple of ${ACLS_PER_PORT_GROUP}.`);
-  process.exit(1);
+for (const [flag, count] of [['acls', aclCount], ['flows', flowCount]]) {
+  if (!Number.isInteger(count) || count < ACLS_PER_PORT_GROUP || count % ACLS_PER_PORT_GROUP !== 0) {
+    console.error(`--${flag} ${options[flag]}: give a multiple of ${ACLS_PER_PORT_GROUP}.`);
+    process.exit(1);
+  }
 }
 
-/** The real schema from Debian trixie's ovn-central, fetched once like the tests do. */
-function nbSchemaPath() {
+/** The real schemas from Debian trixie's ovn-central, fetched once like the tests do. */
+function schemaPaths() {
   const cache = process.env.OVN_PSAMPLE_CACHE ?? join(projectRoot, 'node_modules', '.cache', 'ovn-psample');
   const dir = join(cache, `ovn-schemas-${OVN_RELEASE}`);
   mkdirSync(cache, { recursive: true });
   execFileSync('flock', [join(cache, 'apt.lock'), 'sh', join(projectRoot, 'test', 'support', 'fetch-ovn-schemas.sh'), join(cache, 'apt-trixie'), dir, OVN_RELEASE], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  return join(dir, 'ovn-nb.ovsschema');
+  return { nb: join(dir, 'ovn-nb.ovsschema'), sb: join(dir, 'ovn-sb.ovsschema') };
 }
 
 async function waitForSocket(path, server) {
@@ -100,6 +111,62 @@ function portGroupOps(group) {
   return ops;
 }
 
+/** Logical flows as ovn-northd writes them: a stage, its source line, a match, actions, a stage-hint for some. */
+const STAGES = [
+  ['ingress', 0, 'ls_in_check_port_sec', 'reg0[15] = check_in_port_sec(); next;'],
+  ['ingress', 9, 'ls_in_acl_eval', 'reg8[16] = 1; reg8[17] = 1; next;'],
+  ['ingress', 13, 'ls_in_acl_action', 'reg8[16] = 0; reg8[17] = 0; reg8[18] = 0; next(pipeline=ingress, table=14);'],
+  ['ingress', 27, 'ls_in_l2_lkup', 'outport = "PORT"; output;'],
+  ['egress', 4, 'ls_out_acl_eval', 'reg8[16] = 1; reg0[1] = 1; next;'],
+  ['egress', 9, 'ls_out_check_port_sec', 'sample(probability=65535,collector_set=42,obs_domain=1,obs_point=$cookie); /* drop */'],
+];
+
+function logicalFlowOps(batch, datapathUuids) {
+  const ops = [];
+  for (let i = 0; i < ACLS_PER_PORT_GROUP; i++) {
+    const n = batch * ACLS_PER_PORT_GROUP + i;
+    const [pipeline, tableId, stage, actions] = STAGES[n % STAGES.length];
+    const port = `ns${n % 200}_pod-${n.toString(36)}`;
+    const externalIds = [['stage-name', stage], ['source', `northd.c:${5000 + (n % 900)}`]];
+    if (n % 4 === 0) {
+      externalIds.push(['stage-hint', (0x10000000 + n).toString(16)]);
+    }
+    ops.push({
+      op: 'insert',
+      table: 'Logical_Flow',
+      row: {
+        logical_datapath: ['uuid', datapathUuids[n % DATAPATHS]],
+        pipeline,
+        table_id: tableId,
+        priority: 1000 + (n % 1000),
+        match: `inport == "${port}" && eth.src == {0a:58:0a:f4:${((n >> 8) & 255).toString(16).padStart(2, '0')}:${(n & 255).toString(16).padStart(2, '0')}} && ip4.src == {10.244.${(n >> 8) & 255}.${n & 255}}`,
+        actions: actions.replace('PORT', port),
+        external_ids: ['map', externalIds],
+      },
+    });
+  }
+  return ops;
+}
+
+function datapathOps() {
+  return Array.from({ length: DATAPATHS }, (_, d) => ({
+    op: 'insert',
+    table: 'Datapath_Binding',
+    row: { tunnel_key: d + 1, external_ids: ['map', [['name', `node-${d}`], ['logical-switch', `00000000-0000-4000-8000-${String(d).padStart(12, '0')}`]]] },
+  }));
+}
+
+async function startServer(name, schema) {
+  const socket = join(dir, `${name}.sock`);
+  execFileSync('ovsdb-tool', ['create', join(dir, `${name}.db`), schema]);
+  const child = spawn('ovsdb-server', [join(dir, `${name}.db`), `--remote=punix:${socket}`, `--unixctl=${join(dir, `${name}.ctl`)}`, `--log-file=${join(dir, `${name}.log`)}`, '-vconsole:off'], {
+    stdio: 'ignore',
+  });
+  servers.push(child);
+  await waitForSocket(socket, child);
+  return socket;
+}
+
 function timeDump(socket) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
@@ -110,10 +177,9 @@ function timeDump(socket) {
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'ovn-psample-bench-ovsdb-'));
-const socket = join(dir, 'nb.sock');
-let server;
+const servers = [];
 const cleanUp = () => {
-  server?.kill('SIGKILL');
+  for (const server of servers) server.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 };
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -123,12 +189,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   });
 }
 try {
-  const schema = nbSchemaPath();
-  execFileSync('ovsdb-tool', ['create', join(dir, 'nb.db'), schema]);
-  server = spawn('ovsdb-server', [join(dir, 'nb.db'), `--remote=punix:${socket}`, `--unixctl=${join(dir, 'ctl')}`, `--log-file=${join(dir, 'log')}`, '-vconsole:off'], {
-    stdio: 'ignore',
-  });
-  await waitForSocket(socket, server);
+  const schemas = schemaPaths();
+  const socket = await startServer('nb', schemas.nb);
+  const sbSocket = await startServer('sb', schemas.sb);
 
   const { OvsdbClient } = await import(pathToFileURL(join(distDir, 'ovsdb', 'client.js')).href);
   const writer = await OvsdbClient.connect(`unix:${socket}`);
@@ -142,6 +205,14 @@ try {
   }
   await writer.close();
   console.log(`database: ${aclCount} ACLs + ${aclCount} Samples in ${aclCount / ACLS_PER_PORT_GROUP} port groups, written in ${(Number(process.hrtime.bigint() - populateStarted) / 1e9).toFixed(1)} s`);
+  const sbWriter = await OvsdbClient.connect(`unix:${sbSocket}`);
+  const sbStarted = process.hrtime.bigint();
+  const datapathUuids = (await sbWriter.transact('OVN_Southbound', datapathOps())).map((result) => result.uuid[1]);
+  for (let batch = 0; batch < flowCount / ACLS_PER_PORT_GROUP; batch++) {
+    await sbWriter.transact('OVN_Southbound', logicalFlowOps(batch, datapathUuids));
+  }
+  await sbWriter.close();
+  console.log(`southbound: ${flowCount} Logical_Flows over ${DATAPATHS} datapaths, written in ${(Number(process.hrtime.bigint() - sbStarted) / 1e9).toFixed(1)} s`);
 
   const dumps = [];
   const syncs = [];
@@ -153,6 +224,19 @@ try {
       `run ${r + 1}: dump ${dumps.at(-1).toFixed(0)} ms | sync ${last.syncMs.toFixed(0)} ms, ${last.rows} rows, rss ${last.rssMb.toFixed(0)} MB, decode ${last.decodeNs.toFixed(0)} ns, 1,000-ACL change ${last.changeMs.toFixed(0)} ms`,
     );
   }
+  const measureMirrors = (dist) => runToCompletion(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'ovsdb-mirrors.mjs'), dist, `unix:${socket}`, `unix:${sbSocket}`]);
+  const mirrors = [];
+  const baselineMirrors = [];
+  for (let r = 0; r < repetitions; r++) {
+    mirrors.push(await measureMirrors(distDir));
+    const last = mirrors.at(-1);
+    console.log(`NB+SB mirrors ${r + 1}: synced in ${last.syncMs.toFixed(0)} ms, rss ${last.rssMb.toFixed(0)} MB, heap ${last.heapMb.toFixed(0)} MB (of ${last.heapTotalMb.toFixed(0)} MB reserved), external ${last.externalMb.toFixed(0)} MB`);
+    if (options.baseline !== undefined) {
+      baselineMirrors.push(await measureMirrors(options.baseline));
+      const base = baselineMirrors.at(-1);
+      console.log(`NB+SB mirrors ${r + 1}, baseline ${options.baseline}: synced in ${base.syncMs.toFixed(0)} ms, rss ${base.rssMb.toFixed(0)} MB, heap ${base.heapMb.toFixed(0)} MB (of ${base.heapTotalMb.toFixed(0)} MB reserved), external ${base.externalMb.toFixed(0)} MB`);
+    }
+  }
   const cacheOnly = await runToCompletion(process.execPath, [join(benchDir, 'lib', 'ovsdb-sync.mjs'), distDir, `unix:${socket}`, String(ACL_NEW_APP_ID), '0', String(aclCount), 'cache-only']);
   console.log(`TableCache alone (no decoder): sync ${cacheOnly.syncMs.toFixed(0)} ms, rss ${cacheOnly.rssMb.toFixed(0)} MB`);
   const dumpMs = median(dumps);
@@ -162,7 +246,19 @@ try {
   const changeMs = median(syncs.map((run) => run.changeMs));
   console.log(`median: ovsdb-client dump ${dumpMs.toFixed(0)} ms, OvnSampleDecoder sync ${syncMs.toFixed(0)} ms (goal ratio <= 1.5)`);
   console.log(`median: rss after sync ${rssMb.toFixed(0)} MB (goal <= 300), decode ${decodeNs.toFixed(0)} ns/sample (goal <= 1000), 1,000-ACL change reflected in ${changeMs.toFixed(0)} ms`);
-  console.log(`RESULT sync_ratio=${(syncMs / dumpMs).toFixed(2)} rss_mb=${rssMb.toFixed(0)} decode_ns=${decodeNs.toFixed(0)}`);
+  const resyncs = syncs.map((run) => run.resyncMs).filter((ms) => ms !== null);
+  console.log(`median: full resync of the ${aclCount}-ACL NB mirror on a live session ${resyncs.length === 0 ? 'n/a (this build does not resync)' : `${median(resyncs).toFixed(0)} ms`}`);
+  const nbSbRssMb = median(mirrors.map((run) => run.rssMb));
+  const nbSbHeapMb = median(mirrors.map((run) => run.heapMb));
+  console.log(`median: NB (${aclCount} ACLs) + SB (${flowCount} logical flows) mirrors of one decoder: rss ${nbSbRssMb.toFixed(0)} MB, heap ${nbSbHeapMb.toFixed(0)} MB`);
+  if (baselineMirrors.length > 0) {
+    const baseRss = median(baselineMirrors.map((run) => run.rssMb));
+    const baseHeap = median(baselineMirrors.map((run) => run.heapMb));
+    console.log(
+      `median, baseline: rss ${baseRss.toFixed(0)} MB, heap ${baseHeap.toFixed(0)} MB; this build / baseline: rss ${(nbSbRssMb / baseRss).toFixed(2)}, heap ${(nbSbHeapMb / baseHeap).toFixed(2)}`,
+    );
+  }
+  console.log(`RESULT sync_ratio=${(syncMs / dumpMs).toFixed(2)} rss_mb=${rssMb.toFixed(0)} decode_ns=${decodeNs.toFixed(0)} nb_sb_rss_mb=${nbSbRssMb.toFixed(0)} nb_sb_heap_mb=${nbSbHeapMb.toFixed(0)}`);
 } finally {
   cleanUp();
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { OvsdbConnectionError } from '../errors';
-import { formatCookieHex, parseCookieHex, type ObservationIds } from '../ovn/cookie';
+import { formatCookieHex, observationIdsFromCookie, parseCookieHex, type ObservationIds } from '../ovn/cookie';
 import { OvnSampleDecoder } from '../ovn/decoder';
 import type { OvnSampleEvent } from '../ovn/event';
 import { formatOvnEvent } from '../ovn/event-text';
@@ -58,10 +58,10 @@ export async function startOvnDecoder(options: OvnRemoteOptions): Promise<OvnSam
 }
 
 /** Runs `use` with a decoder synced to the live databases, then disconnects. */
-async function withOvnDecoder<T>(options: OvnRemoteOptions, use: (decoder: OvnSampleDecoder) => T): Promise<T> {
+async function withOvnDecoder<T>(options: OvnRemoteOptions, use: (decoder: OvnSampleDecoder) => Promise<T>): Promise<T> {
   const decoder = await startOvnDecoder(options);
   try {
-    return use(decoder);
+    return await use(decoder);
   } finally {
     await decoder.close();
   }
@@ -77,7 +77,12 @@ export async function decodeWithOvn(
   options: OvnRemoteOptions = {},
 ): Promise<OvnSampleEvent[]> {
   return withOvnDecoder(options, (decoder) =>
-    cookies.map((cookie) => (cookie instanceof Uint8Array ? decoder.decodeCookie(cookie) : decoder.decode(cookie.obsDomainId, cookie.obsPointId))),
+    Promise.all(
+      cookies.map((cookie) => {
+        const ids = cookie instanceof Uint8Array ? observationIdsFromCookie(cookie) : cookie;
+        return ids === undefined ? decoder.decodeCookie(cookie as Uint8Array) : decoder.decodeWithDetails(ids.obsDomainId, ids.obsPointId);
+      }),
+    ),
   );
 }
 
@@ -90,7 +95,7 @@ export interface DecodeCookieOptions extends OvnRemoteOptions {
 /** `ovn-psample decode --cookie HEX`: the JSON line ({cookie, event}) or the text to print. */
 export async function decodeCookieCommand(options: DecodeCookieOptions): Promise<string> {
   const ids = parseCookieHex(options.cookie);
-  const event = await withOvnDecoder(options, (decoder) => decoder.decode(ids.obsDomainId, ids.obsPointId));
+  const event = await withOvnDecoder(options, (decoder) => decoder.decodeWithDetails(ids.obsDomainId, ids.obsPointId));
   const cookie = formatCookieHex(ids);
   return options.format === 'text' ? `cookie ${cookie}\n${formatOvnEvent(event)}` : JSON.stringify({ cookie, event });
 }

@@ -8,6 +8,11 @@ export interface OvnDecoderStats {
   unknown: Record<OvnUnknownReason, number>;
   /** Samples whose datapath key no Datapath_Binding has (or decoded without the southbound database). */
   unresolvedDatapaths: number;
+  /**
+   * Times a mirrored database was reloaded from scratch on a live connection: its mirror met
+   * updates that contradict it, or the database was converted to a new schema (also emitted as 'resync').
+   */
+  resyncs: number;
 }
 
 /** Counts every decoded sample by outcome, so that nothing a decoder rejects goes unnoticed. */
@@ -36,7 +41,7 @@ export class DecodeCounters {
     return event;
   }
 
-  snapshot(): OvnDecoderStats {
+  snapshot(): Omit<OvnDecoderStats, 'resyncs'> {
     return {
       decoded: this.decoded,
       stale: { ...this.stale },

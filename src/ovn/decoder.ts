@@ -1,32 +1,18 @@
 import { EventEmitter } from 'node:events';
-import { OvnSchemaUnsupportedError, OvsdbClosedError } from '../errors';
-import { TableCache, type CacheSelection } from '../ovsdb/cache';
-import { OvsdbClient, type OvsdbClientOptions, type OvsdbStatus } from '../ovsdb/client';
+import { OvsdbClosedError } from '../errors';
+import { TableCache } from '../ovsdb/cache';
+import { OvsdbClient, type OvsdbClientOptions, type OvsdbResync, type OvsdbStatus } from '../ovsdb/client';
 import { emitErrorIfHeard } from '../ovsdb/optional-error';
 import type { DatabaseSchema } from '../ovsdb/schema';
 import type { PsampleMessage } from '../psample/types';
-import { AclCatalog, type PointIdKind } from './acl-catalog';
-import { hex32, observationIdsFromCookie, splitObservationDomain } from './cookie';
-import { DatapathDirectory } from './datapath-directory';
+import { observationIdsFromCookie } from './cookie';
 import { DecodeCounters, type OvnDecoderStats } from './decode-stats';
-import type {
-  OvnAclVerdict,
-  OvnDatapathInfo,
-  OvnLogicalFlowInfo,
-  OvnSampleApp,
-  OvnSampleEvent,
-  OvnSampleStatus,
-  OvnStageHint,
-  OvnStaleReason,
-  OvnUnknownReason,
-} from './event';
-import { LogicalFlowDirectory } from './flow-directory';
-import { SamplingApps } from './sampling-apps';
-import { northboundSelection, southboundSelection } from './selection';
-import { StageHintIndex } from './stage-hints';
+import type { OvnSampleEvent } from './event';
+import type { LogicalFlowTextSource } from './flow-directory';
+import { OvnSampleResolver, unresolvedEvent } from './sample-resolver';
+import { assertSelection, NORTHBOUND_DATABASE, northboundSelection, SOUTHBOUND_DATABASE, southboundSelection } from './selection';
 
-export const NORTHBOUND_DATABASE = 'OVN_Northbound';
-export const SOUTHBOUND_DATABASE = 'OVN_Southbound';
+export { NORTHBOUND_DATABASE, SOUTHBOUND_DATABASE } from './selection';
 
 /** A connected client (left open on close()), or remotes in ovn-nbctl syntax to connect to. */
 export type OvnDatabase = OvsdbClient | string | readonly string[];
@@ -50,30 +36,17 @@ export interface OvnSampleDecoderCaches {
 export interface OvnSampleDecoderEvents {
   /** A database connection's state, as OvsdbClient reports it. */
   status: [database: string, status: OvsdbStatus];
+  /** A mirrored database is reloaded from scratch on a live connection (it diverged, or its schema was converted). */
+  resync: [database: string, resync: OvsdbResync];
   /** Connection problems; the client keeps reconnecting. Emitted only while someone listens. */
   error: [error: Error];
-}
-
-interface Resolvers {
-  readonly catalog: AclCatalog;
-  readonly apps: SamplingApps;
-  readonly datapaths: DatapathDirectory;
-  readonly flows: LogicalFlowDirectory | undefined;
-  /** Takes every resolver's listeners off the caches, which may outlive the decoder. */
-  detach(): void;
-}
-
-interface Base {
-  readonly obsDomainId: number;
-  readonly obsPointId: number;
-  readonly appId: number;
-  readonly datapath: OvnDatapathInfo;
 }
 
 /**
  * Tells which OVN ACL (and which Kubernetes policy behind it) or which logical flow produced an
  * OVS psample sample, from its 8-byte cookie. The databases are mirrored in memory and followed
- * live, so decode() is synchronous, never throws, and costs a few map lookups.
+ * live, so decode() is synchronous, never throws, and costs a few map lookups (OvnSampleResolver);
+ * this class connects, syncs and disconnects.
  */
 export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   private readonly options: OvnSampleDecoderOptions | undefined;
@@ -82,8 +55,9 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   private readonly ownedClients: OvsdbClient[] = [];
   /** Undoes what was put on clients the caller owns (listeners, monitors), on close(). */
   private readonly detachers: (() => void | Promise<void>)[] = [];
-  private resolvers: Resolvers | undefined;
+  private resolver: OvnSampleResolver | undefined;
   private synced = false;
+  private resyncs = 0;
   private starting: Promise<void> | undefined;
   /** Aborted by close(), so a start() in progress stops and closes what it opens afterwards. */
   private attempt: AbortController | undefined;
@@ -112,7 +86,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   start(): Promise<void> {
     if (this.starting === undefined) {
       if (this.options === undefined) {
-        if (this.resolvers === undefined && this.callerCaches !== undefined) {
+        if (this.resolver === undefined && this.callerCaches !== undefined) {
           this.useCallerCaches(this.callerCaches);
         }
         this.starting = Promise.resolve();
@@ -126,38 +100,25 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   decode(obsDomainId: number, obsPointId: number): OvnSampleEvent {
     const domain = obsDomainId >>> 0;
     const point = obsPointId >>> 0;
-    const { appId, datapathKey } = splitObservationDomain(domain);
-    const resolvers = this.resolvers;
-    if (resolvers === undefined || !this.synced) {
-      const unsynced: Base = { obsDomainId: domain, obsPointId: point, appId, datapath: { key: datapathKey } };
+    const resolver = this.resolver;
+    if (resolver === undefined || !this.synced) {
       return this.counters.count(
-        makeEvent(unsynced, {
-          status: 'unknown',
-          reason: 'not-synced',
-          message: 'The OVN databases are not synced yet: await decoder.start() before decoding.',
-        }),
+        unresolvedEvent(domain, point, 'not-synced', 'The OVN databases are not synced yet: await decoder.start() before decoding.'),
       );
     }
-    const base: Base = { obsDomainId: domain, obsPointId: point, appId, datapath: resolvers.datapaths.resolve(datapathKey) };
-    if (appId === 0) {
-      return this.counters.count(this.decodeAcl(resolvers, base, 'acl-label'));
+    return this.counters.count(resolver.resolve(domain, point));
+  }
+
+  /**
+   * decode(), once what the decoder reads on demand is here: the match and actions of the logical
+   * flow a drop sample names (the first decode() of such a sample has them not yet). For one-shot
+   * answers; a stream of samples uses decode().
+   */
+  async decodeWithDetails(obsDomainId: number, obsPointId: number): Promise<OvnSampleEvent> {
+    if (this.resolver !== undefined && this.synced) {
+      await this.resolver.prepare(obsDomainId >>> 0, obsPointId >>> 0);
     }
-    const app = resolvers.apps.typeOf(appId);
-    switch (app) {
-      case 'acl-new':
-      case 'acl-est':
-        return this.counters.count(this.decodeAcl(resolvers, base, app));
-      case 'drop':
-        return this.counters.count(this.decodeDrop(resolvers, base));
-      default:
-        return this.counters.count(
-          makeEvent(base, {
-            status: 'unknown',
-            reason: 'unknown-app',
-            message: `No Sampling_App has id ${appId}: not an OVN sample, or sampling apps were reconfigured.`,
-          }),
-        );
-    }
+    return this.decode(obsDomainId, obsPointId);
   }
 
   /** Decodes an 8-byte psample user cookie (obs_domain_id, obs_point_id; big-endian). */
@@ -165,11 +126,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     const ids = observationIdsFromCookie(cookie);
     if (ids === undefined) {
       return this.counters.count(
-        makeEvent(NO_COOKIE, {
-          status: 'unknown',
-          reason: 'not-ovn-cookie',
-          message: `The sample's cookie has ${cookie.byteLength} bytes, not the 8 of an OVS sample.`,
-        }),
+        unresolvedEvent(0, 0, 'not-ovn-cookie', `The sample's cookie has ${cookie.byteLength} bytes, not the 8 of an OVS sample.`),
       );
     }
     return this.decode(ids.obsDomainId, ids.obsPointId);
@@ -180,7 +137,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   }
 
   stats(): OvnDecoderStats {
-    return this.counters.snapshot();
+    return { ...this.counters.snapshot(), resyncs: this.resyncs };
   }
 
   /**
@@ -192,15 +149,15 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     this.starting = undefined;
     this.attempt?.abort();
     this.attempt = undefined;
-    this.resolvers?.detach();
-    this.resolvers = undefined;
+    this.resolver?.detach();
+    this.resolver = undefined;
     const undo = this.detachers.splice(0).map((detach) => detach());
     const clients = this.ownedClients.splice(0);
     await Promise.all([...undo, ...clients.map((client) => client.close())]);
   }
 
   private useCallerCaches(caches: OvnSampleDecoderCaches): void {
-    this.resolvers = buildResolvers(caches.nbCache, caches.sbCache);
+    this.resolver = new OvnSampleResolver(caches.nbCache, caches.sbCache);
     this.synced = true;
   }
 
@@ -210,11 +167,13 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     try {
       await this.connectAndSync(options, attempt.signal);
     } catch (error) {
+      // Read before the clean-up below aborts the attempt: only a close() by the caller means "closed".
+      const closedByCaller = attempt.signal.aborted;
       // A close() during the attempt already cleaned up, and a newer start() may be running by now.
       if (this.attempt === attempt) {
         await this.close();
       }
-      throw attempt.signal.aborted ? new OvsdbClosedError('The decoder was closed before start() finished.', { cause: error }) : error;
+      throw closedByCaller ? new OvsdbClosedError('The decoder was closed before start() finished.', { cause: error }) : error;
     }
   }
 
@@ -225,7 +184,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     const nbCache = new TableCache(nb.schema, northboundSelection(nb.schema));
     const sbCache = sb === undefined ? undefined : new TableCache(sb.schema, southboundSelection(sb.schema));
     // Attached before the initial sync so the indexes grow with the cache instead of rescanning it.
-    this.resolvers = buildResolvers(nbCache, sbCache);
+    this.resolver = new OvnSampleResolver(nbCache, sbCache, sb === undefined ? undefined : flowTextReader(sb.client));
     await Promise.all([
       this.follow(nb.client, NORTHBOUND_DATABASE, nbCache, signal),
       sb === undefined || sbCache === undefined ? undefined : this.follow(sb.client, SOUTHBOUND_DATABASE, sbCache, signal),
@@ -265,158 +224,32 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     const onStatus = (status: OvsdbStatus): void => {
       this.emit('status', name, status);
     };
+    const onResync = (resync: OvsdbResync): void => {
+      if (resync.database === name) {
+        this.resyncs++;
+        this.emit('resync', name, resync);
+      }
+    };
     const onError = (error: Error): void => emitErrorIfHeard(this, error);
     client.on('status', onStatus);
+    client.on('resync', onResync);
     client.on('error', onError);
     this.detachers.push(() => {
       client.off('status', onStatus);
+      client.off('resync', onResync);
       client.off('error', onError);
     });
     return { client, schema: await client.getSchema(name) };
   }
-
-  private decodeAcl(resolvers: Resolvers, base: Base, app: Exclude<OvnSampleApp, 'drop'>): OvnSampleEvent {
-    const point = base.obsPointId;
-    const kind: PointIdKind = app === 'acl-label' ? 'label' : app === 'acl-new' ? 'sample_new' : 'sample_est';
-    const found = resolvers.catalog.match(kind, point);
-    if (found !== undefined) {
-      return makeEvent(base, {
-        status: 'decoded',
-        app,
-        message: found.verdict.message,
-        verdict: found.verdict,
-        otherAcls: found.otherAcls,
-      });
-    }
-    const sampleFound = kind === 'label' || resolvers.catalog.hasSample(point);
-    const previous = resolvers.catalog.formerVerdict(kind, point);
-    const missing = kind === 'label' ? `no ACL has label ${point}` : sampleFound ? `no ACL uses the Sample with metadata ${point} as ${kind}` : `no Sample has metadata ${point}`;
-    return makeEvent(base, {
-      status: 'stale',
-      reason: sampleFound ? 'acl-not-found' : 'sample-not-found',
-      app,
-      message:
-        previous === undefined
-          ? `Stale sample: ${missing} (its ACL was updated or deleted, or is not in the database yet).`
-          : `${previous.message} (stale: ${missing}; the ACL was updated or deleted since the connection started)`,
-      previous,
-    });
-  }
-
-  private decodeDrop(resolvers: Resolvers, base: Base): OvnSampleEvent {
-    if (resolvers.flows === undefined) {
-      return makeEvent(base, {
-        status: 'unknown',
-        reason: 'no-southbound',
-        app: 'drop',
-        action: 'drop',
-        message: 'Dropped by an OVN logical flow; naming it needs the southbound database (--sb).',
-      });
-    }
-    const binding = resolvers.datapaths.binding(base.datapath.key);
-    const flow = resolvers.flows.find(base.obsPointId, binding?._uuid);
-    if (flow === undefined) {
-      return makeEvent(base, {
-        status: 'stale',
-        reason: 'flow-not-found',
-        app: 'drop',
-        action: 'drop',
-        message: `Dropped by an OVN logical flow that no longer exists (no Logical_Flow UUID starts with ${hex32(base.obsPointId)}).`,
-      });
-    }
-    const hintedAcl = flow.hint?.table === 'ACL' && flow.hint.uuid !== undefined ? resolvers.catalog.verdictOf(flow.hint.uuid) : undefined;
-    const aclExplains = hintedAcl !== undefined && hintedAcl.owner !== undefined && (hintedAcl.action === 'drop' || hintedAcl.action === 'reject');
-    return makeEvent(base, {
-      status: 'decoded',
-      app: 'drop',
-      action: 'drop',
-      message: aclExplains ? hintedAcl.message : flowMessage(flow.stage, flow.source, flow.hint),
-      verdict: hintedAcl,
-      flow,
-    });
-  }
 }
 
-const NO_COOKIE: Base = Object.freeze({ obsDomainId: 0, obsPointId: 0, appId: 0, datapath: Object.freeze({ key: 0 }) });
-
-interface EventParts {
-  readonly status: OvnSampleStatus;
-  readonly reason?: OvnStaleReason | OvnUnknownReason;
-  readonly app?: OvnSampleApp;
-  readonly message: string;
-  /** Owner and ACL fields; its action unless `action` overrides it. */
-  readonly verdict?: OvnAclVerdict | undefined;
-  readonly action?: string;
-  readonly otherAcls?: readonly string[] | undefined;
-  readonly flow?: OvnLogicalFlowInfo;
-  readonly previous?: OvnAclVerdict | undefined;
-}
-
-/**
- * Every event has the same keys in the same order (absent ones undefined, which JSON omits):
- * one object shape keeps the per-sample path monomorphic and free of object spreads.
- */
-function makeEvent(base: Base, parts: EventParts): OvnSampleEvent {
-  return {
-    status: parts.status,
-    reason: parts.reason,
-    obsDomainId: base.obsDomainId,
-    obsPointId: base.obsPointId,
-    appId: base.appId,
-    app: parts.app,
-    message: parts.message,
-    action: parts.action ?? parts.verdict?.action,
-    owner: parts.verdict?.owner,
-    acl: parts.verdict?.acl,
-    otherAcls: parts.otherAcls,
-    flow: parts.flow,
-    datapath: base.datapath,
-    previous: parts.previous,
+/** Reads one Logical_Flow's match and actions with a select: the SB mirror does not hold them. */
+function flowTextReader(client: OvsdbClient): LogicalFlowTextSource {
+  return async (uuid) => {
+    const [result] = (await client.transact(SOUTHBOUND_DATABASE, [
+      { op: 'select', table: 'Logical_Flow', where: [['_uuid', '==', ['uuid', uuid]]], columns: ['match', 'actions'] },
+    ])) as [{ rows?: { match?: unknown; actions?: unknown }[] }];
+    const row = result.rows?.[0];
+    return typeof row?.match === 'string' && typeof row.actions === 'string' ? { match: row.match, actions: row.actions } : undefined;
   };
-}
-
-function buildResolvers(nbCache: TableCache, sbCache: TableCache | undefined): Resolvers {
-  const catalog = new AclCatalog(nbCache);
-  const apps = new SamplingApps(nbCache);
-  const datapaths = new DatapathDirectory(nbCache, sbCache);
-  const flows = sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, new StageHintIndex(nbCache));
-  return {
-    catalog,
-    apps,
-    datapaths,
-    flows,
-    detach: () => {
-      catalog.detach();
-      apps.detach();
-      datapaths.detach();
-      flows?.detach();
-    },
-  };
-}
-
-/** Fails early, with the missing piece named, when a caller-built cache cannot serve the decoder. */
-function assertSelection(cache: TableCache, selection: CacheSelection): void {
-  const monitored = cache.monitoredColumns();
-  for (const [table, { columns, indexes = [] }] of Object.entries(selection)) {
-    const present = monitored.get(table);
-    const missing = columns.filter((column) => present?.includes(column) !== true);
-    if (present === undefined || missing.length > 0) {
-      const what = present === undefined ? `table ${table}` : `${table} columns ${missing.join(', ')}`;
-      throw new OvnSchemaUnsupportedError(
-        `The ${cache.schema.name} cache lacks ${what}: build it with ${cache.schema.name === NORTHBOUND_DATABASE ? 'northboundSelection' : 'southboundSelection'}(schema).`,
-      );
-    }
-    for (const column of indexes) {
-      cache.table(table).lookup(column, '');
-    }
-  }
-}
-
-function flowMessage(stage: string | undefined, source: string | undefined, hint: OvnStageHint | undefined): string {
-  const where = [stage === undefined ? 'an OVN logical flow' : `OVN logical flow in stage ${stage}`, source === undefined ? '' : ` (${source})`].join('');
-  if (hint === undefined) {
-    return `Dropped by ${where}`;
-  }
-  const about = hint.table === undefined ? `northbound row ${hint.hint}` : `${hint.table} ${hint.name ?? hint.uuid ?? hint.hint}`;
-  return `Dropped by ${where}, created for ${about}`;
 }

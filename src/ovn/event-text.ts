@@ -48,7 +48,8 @@ export function formatOvnEvent(event: OvnSampleEvent): string {
   }
   if (event.flow !== undefined) {
     const { uuid, stage, source, pipeline, table, priority, match, actions, hint } = event.flow;
-    lines.push(`  flow: ${uuid} ${stage ?? '?'}${source === undefined ? '' : ` (${source})`} ${pipeline} table ${table} priority ${priority}: ${match} => ${actions}`);
+    const text = match === undefined || actions === undefined ? '' : `: ${match} => ${actions}`;
+    lines.push(`  flow: ${uuid} ${stage ?? '?'}${source === undefined ? '' : ` (${source})`} ${pipeline} table ${table} priority ${priority}${text}`);
     if (hint !== undefined) {
       lines.push(`  stage-hint: ${hint.hint}${hint.table === undefined ? ' (no monitored northbound row)' : ` ${hint.table} ${hint.name ?? hint.uuid ?? ''}`}`);
     }

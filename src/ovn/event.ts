@@ -65,8 +65,12 @@ export interface OvnLogicalFlowInfo {
   readonly pipeline: string;
   readonly table: number;
   readonly priority: number;
-  readonly match: string;
-  readonly actions: string;
+  /**
+   * The flow's match and actions, read from the southbound database the first time a sample
+   * names the flow: absent from the events decoded before that read completed (decodeWithDetails() waits for it).
+   */
+  readonly match?: string;
+  readonly actions?: string;
   readonly hint?: OvnStageHint;
 }
 

@@ -42,24 +42,29 @@ export function actionVerb(action: string): string {
   }
 }
 
-/** The owner described by an ovn-kubernetes ACL's external_ids, or undefined for other ACLs. */
+/**
+ * The owner described by an ovn-kubernetes ACL's external_ids, or undefined for other ACLs, read
+ * per owner type as ovnkube-observ's newACLEvent() reads it. Empty values count as absent.
+ */
 export function policyOwner(externalIds: ExternalIds): PolicyOwner | undefined {
-  const type = externalId(externalIds, OwnerTypeKey);
+  const type = nonEmpty(externalId(externalIds, OwnerTypeKey));
   if (type === undefined) {
     return undefined;
   }
-  const objectName = externalId(externalIds, ObjectNameKey);
-  const direction = externalId(externalIds, PolicyDirectionKey);
+  const objectName = nonEmpty(externalId(externalIds, ObjectNameKey));
+  const direction = nonEmpty(externalId(externalIds, PolicyDirectionKey));
   const common = {
     type,
-    controller: externalId(externalIds, OwnerControllerKey),
-    id: externalId(externalIds, PrimaryIdKey),
+    controller: nonEmpty(externalId(externalIds, OwnerControllerKey)),
+    id: nonEmpty(externalId(externalIds, PrimaryIdKey)),
   };
   switch (type) {
     case OwnerType.NetworkPolicy: {
+      // "namespace:name", split at the first colon. ovnkube-observ refuses a name without one
+      // ("expected format namespace:name"); it is kept here as a name without a namespace.
       const separator = objectName?.indexOf(':') ?? -1;
       return objectName !== undefined && separator >= 0
-        ? { ...common, namespace: objectName.slice(0, separator), name: objectName.slice(separator + 1), direction }
+        ? { ...common, namespace: nonEmpty(objectName.slice(0, separator)), name: nonEmpty(objectName.slice(separator + 1)), direction }
         : { ...common, name: objectName, direction };
     }
     case OwnerType.AdminNetworkPolicy:
@@ -83,30 +88,41 @@ export function policyOwner(externalIds: ExternalIds): PolicyOwner | undefined {
   }
 }
 
-/** The part of ovnkube-observ's message after "<verb> by ", or undefined for owner types it does not know. */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === '' ? undefined : value;
+}
+
+/**
+ * The part of ovnkube-observ's message after "<verb> by " (model.ACLEvent.String()), or
+ * undefined for owner types it does not know and owners lacking the value the phrase is about.
+ * Where ovnkube-observ would print an empty slot ("direction " for an ACL without a direction
+ * key), the clause is left out, as it leaves out "in namespace" for a policy without one.
+ */
 function ownerPhrase(owner: PolicyOwner): string | undefined {
-  const direction = owner.direction ?? '';
+  const { name, namespace } = owner;
+  const direction = owner.direction === undefined ? '' : `, direction ${owner.direction}`;
   switch (owner.type) {
     case OwnerType.AdminNetworkPolicy:
-      return `admin network policy ${owner.name ?? ''}, direction ${direction}`;
+      return name === undefined ? undefined : `admin network policy ${name}${direction}`;
     case OwnerType.BaselineAdminNetworkPolicy:
-      return `baseline admin network policy ${owner.name ?? ''}, direction ${direction}`;
+      return name === undefined ? undefined : `baseline admin network policy ${name}${direction}`;
     case OwnerType.MulticastNamespace:
-      return `multicast in namespace ${owner.namespace ?? ''}, direction ${direction}`;
+      return namespace === undefined ? undefined : `multicast in namespace ${namespace}${direction}`;
     case OwnerType.MulticastCluster:
-      return `cluster multicast policy, direction ${direction}`;
+      return `cluster multicast policy${direction}`;
     case OwnerType.NetpolNode:
-      return `default allow from local node policy, direction ${direction}`;
+      return `default allow from local node policy${direction}`;
     case OwnerType.NetworkPolicy:
-      return owner.namespace !== undefined
-        ? `network policy ${owner.name ?? ''} in namespace ${owner.namespace}, direction ${direction}`
-        : `network policy ${owner.name ?? ''}, direction ${direction}`;
+      if (name === undefined) {
+        return undefined;
+      }
+      return namespace === undefined ? `network policy ${name}${direction}` : `network policy ${name} in namespace ${namespace}${direction}`;
     case OwnerType.NetpolNamespace:
-      return `network policies isolation in namespace ${owner.namespace ?? ''}, direction ${direction}`;
+      return namespace === undefined ? undefined : `network policies isolation in namespace ${namespace}${direction}`;
     case OwnerType.EgressFirewall:
-      return `egress firewall in namespace ${owner.namespace ?? ''}`;
+      return namespace === undefined ? undefined : `egress firewall in namespace ${namespace}`;
     case OwnerType.UDNIsolation:
-      return `UDN isolation of type ${owner.name ?? ''}`;
+      return name === undefined ? undefined : `UDN isolation of type ${name}`;
     default:
       return undefined;
   }
@@ -120,7 +136,8 @@ export interface AclReference {
 
 /**
  * ovnkube-observ's sentence for an ACL hit, e.g. "Allowed by network policy web in namespace
- * shop, direction Ingress". ACLs it cannot attribute to Kubernetes are named as OVN ACLs.
+ * shop, direction Ingress". ACLs it cannot attribute to Kubernetes (no owner, an owner type it
+ * does not know, or an owner without the name its sentence needs) are named as OVN ACLs.
  */
 export function aclMessage(action: string, owner: PolicyOwner | undefined, acl: AclReference): string {
   const phrase = owner === undefined ? undefined : ownerPhrase(owner);

@@ -1,7 +1,11 @@
-import { OvsdbOptionError } from '../errors';
+import { atLeast } from './option-range';
 
 export interface BackoffOptions {
-  /** First delay after every remote failed once; at least 1. Default 250 ms. */
+  /**
+   * First delay after every remote failed once, and the delay before reconnecting after a stable
+   * session ended (a server restart drops all its clients at once); at least 1. Default 1000 ms,
+   * the OVS reconnect FSM's minimum backoff.
+   */
   readonly initialMs?: number;
   /** Ceiling of the delay; at least 1. Default 8000 ms (ovsdb-server clients use 8 s too). */
   readonly maxMs?: number;
@@ -21,7 +25,7 @@ export class Backoff {
 
   /** Throws OvsdbOptionError for a value that would make reconnection spin or never grow. */
   constructor(options: BackoffOptions = {}) {
-    this.initialMs = atLeast('backoff.initialMs', options.initialMs ?? 250, 1);
+    this.initialMs = atLeast('backoff.initialMs', options.initialMs ?? 1000, 1);
     this.maxMs = atLeast('backoff.maxMs', options.maxMs ?? 8000, 1);
     this.factor = atLeast('backoff.factor', options.factor ?? 2, 1);
     this.jitter = Math.min(Math.max(options.jitter ?? 0.5, 0), 1);
@@ -37,11 +41,4 @@ export class Backoff {
   reset(): void {
     this.attempt = 0;
   }
-}
-
-function atLeast(name: string, value: number, minimum: number): number {
-  if (!Number.isFinite(value) || value < minimum) {
-    throw new OvsdbOptionError(`${name} is ${value}; it must be a finite number of at least ${minimum}.`);
-  }
-  return value;
 }

@@ -5,11 +5,17 @@ import { isJsonObject } from './json-object';
 import { objectMembers, objectSize } from './lazy-json';
 import type { Row, Value } from './row';
 import { requireColumn, requireTable, type ColumnSchema, type DatabaseSchema } from './schema';
-import { StringPool } from './string-pool';
+import { ValuePool } from './value-pool';
 import { TableStore, type TableView } from './table-store';
 
-/** Which tables and columns to cache, and which columns get a secondary index. */
-export type CacheSelection = Readonly<Record<string, { readonly columns: readonly string[]; readonly indexes?: readonly string[] }>>;
+/**
+ * Which tables and columns to cache, which columns get a secondary index, and which columns'
+ * values repeat across many rows (a logical flow's datapath and {stage-name, source}): equal
+ * values of a `shared` column are kept once, which for 100,000 rows saves tens of MB.
+ */
+export type CacheSelection = Readonly<
+  Record<string, { readonly columns: readonly string[]; readonly indexes?: readonly string[]; readonly shared?: readonly string[] }>
+>;
 
 export interface ApplyOptions {
   /**
@@ -45,17 +51,17 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
   readonly schema: DatabaseSchema;
   readonly stats: CacheStats = { malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0, failedListenerCalls: 0 };
   private readonly stores = new Map<string, TableStore>();
-  private readonly pool = new StringPool();
+  private readonly pool = new ValuePool();
   /** What listeners threw during the message being applied, rethrown once the message is complete. */
   private listenerErrors: unknown[] = [];
 
   constructor(schema: DatabaseSchema, selection: CacheSelection) {
     super();
     this.schema = schema;
-    for (const [tableName, { columns, indexes = [] }] of Object.entries(selection)) {
+    for (const [tableName, { columns, indexes = [], shared = [] }] of Object.entries(selection)) {
       const table = requireTable(schema, tableName);
       const selected = [...new Set(columns)].map((column) => requireColumn(table, column));
-      this.stores.set(tableName, new TableStore(table, selected, indexes));
+      this.stores.set(tableName, new TableStore(table, selected, indexes, shared));
     }
     if (this.stores.size === 0) {
       throw new OvsdbSchemaError('A TableCache needs at least one table in its selection.');
@@ -239,7 +245,7 @@ function buildRow(
   base: Row | undefined,
   values: Record<string, unknown>,
   mode: 'replace' | 'diff',
-  pool: StringPool,
+  pool: ValuePool,
 ): Row {
   const row: Record<string, Value> = { _uuid: uuid };
   for (const column of store.columns) {
@@ -248,9 +254,9 @@ function buildRow(
     if (json === undefined) {
       row[column.name] = current;
     } else if (mode === 'diff') {
-      row[column.name] = applyDatumDiff(current, json, column, pool);
+      row[column.name] = applyDatumDiff(current, json, column, pool, store.shared.has(column.name));
     } else {
-      row[column.name] = decodeDatum(json, column, pool);
+      row[column.name] = decodeDatum(json, column, pool, store.shared.has(column.name));
     }
   }
   return Object.freeze(row) as Row;

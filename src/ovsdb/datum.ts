@@ -1,7 +1,7 @@
 import { OvsdbProtocolError } from '../errors';
 import type { Atom, BaseType, ColumnSchema } from './schema';
 import type { Value } from './row';
-import type { StringPool } from './string-pool';
+import type { ValuePool } from './value-pool';
 
 /** Map values this short are likely shared by many rows ("NetworkPolicy"), so they are interned. */
 const SHARED_VALUE_MAX_LENGTH = 32;
@@ -25,30 +25,33 @@ export function defaultValue(column: ColumnSchema): Value {
   }
 }
 
-/** Decodes an RFC 7047 <value> (atom, ["set", ...], ["map", ...]) into the column's cached form. */
-export function decodeDatum(json: unknown, column: ColumnSchema, pool: StringPool): Value {
+/**
+ * Decodes an RFC 7047 <value> (atom, ["set", ...], ["map", ...]) into the column's cached form.
+ * A `shared` column's values repeat across rows: its strings and maps come from the pool.
+ */
+export function decodeDatum(json: unknown, column: ColumnSchema, pool: ValuePool, shared = false): Value {
   switch (column.kind) {
     case 'atom': {
-      const elements = setElements(json, column, pool);
+      const elements = setElements(json, column, pool, shared);
       if (elements.length !== 1) {
         throw malformed(column, 'exactly one atom');
       }
       return elements[0];
     }
     case 'optional': {
-      const elements = setElements(json, column, pool);
+      const elements = setElements(json, column, pool, shared);
       if (elements.length > 1) {
         throw malformed(column, 'at most one atom');
       }
       return elements[0];
     }
     case 'set': {
-      const elements = setElements(json, column, pool);
+      const elements = setElements(json, column, pool, shared);
       return elements.length === 0 ? EMPTY_SET : Object.freeze(elements);
     }
     case 'map': {
       const pairs = mapPairs(json, column, pool);
-      return pairs.size === 0 ? EMPTY_MAP : pairs;
+      return pairs.size === 0 ? EMPTY_MAP : shared ? pool.shareMap(pairs) : pairs;
     }
   }
 }
@@ -59,13 +62,13 @@ export function decodeDatum(json: unknown, column: ColumnSchema, pool: StringPoo
  * toggled; a map key absent before is added, a key with the same value is removed, a key with
  * another value is replaced.
  */
-export function applyDatumDiff(current: Value, diff: unknown, column: ColumnSchema, pool: StringPool): Value {
+export function applyDatumDiff(current: Value, diff: unknown, column: ColumnSchema, pool: ValuePool, shared = false): Value {
   switch (column.kind) {
     case 'atom':
     case 'optional':
-      return decodeDatum(diff, column, pool);
+      return decodeDatum(diff, column, pool, shared);
     case 'set': {
-      const toggled = toggle(current as readonly Atom[], setElements(diff, column, pool));
+      const toggled = toggle(current as readonly Atom[], setElements(diff, column, pool, shared));
       return toggled.length === 0 ? EMPTY_SET : Object.freeze(toggled);
     }
     case 'map': {
@@ -79,7 +82,7 @@ export function applyDatumDiff(current: Value, diff: unknown, column: ColumnSche
           next.set(key, value);
         }
       }
-      return next.size === 0 ? EMPTY_MAP : next;
+      return next.size === 0 ? EMPTY_MAP : shared ? pool.shareMap(next) : next;
     }
   }
 }
@@ -134,7 +137,8 @@ function toggle(current: readonly Atom[], diff: readonly Atom[]): Atom[] {
   return [...elements];
 }
 
-function setElements(json: unknown, column: ColumnSchema, pool: StringPool): Atom[] {
+function setElements(json: unknown, column: ColumnSchema, pool: ValuePool, shared: boolean): Atom[] {
+  const share = shared || column.type.key.enum !== undefined;
   if (Array.isArray(json) && json[0] === 'set') {
     const elements = json[1];
     if (!Array.isArray(elements)) {
@@ -142,14 +146,14 @@ function setElements(json: unknown, column: ColumnSchema, pool: StringPool): Ato
     }
     const atoms = new Array<Atom>(elements.length);
     for (let i = 0; i < elements.length; i++) {
-      atoms[i] = decodeAtom(elements[i], column.type.key, column, pool, column.type.key.enum !== undefined);
+      atoms[i] = decodeAtom(elements[i], column.type.key, column, pool, share);
     }
     return atoms;
   }
-  return [decodeAtom(json, column.type.key, column, pool, column.type.key.enum !== undefined)];
+  return [decodeAtom(json, column.type.key, column, pool, share)];
 }
 
-function mapPairs(json: unknown, column: ColumnSchema, pool: StringPool): Map<Atom, Atom> {
+function mapPairs(json: unknown, column: ColumnSchema, pool: ValuePool): Map<Atom, Atom> {
   const valueType = column.type.value;
   if (!Array.isArray(json) || json[0] !== 'map' || !Array.isArray(json[1]) || valueType === undefined) {
     throw malformed(column, '["map", [[key, value], ...]]');
@@ -168,7 +172,7 @@ function mapPairs(json: unknown, column: ColumnSchema, pool: StringPool): Map<At
   return pairs;
 }
 
-function decodeAtom(json: unknown, base: BaseType, column: ColumnSchema, pool: StringPool, shared: boolean): Atom {
+function decodeAtom(json: unknown, base: BaseType, column: ColumnSchema, pool: ValuePool, shared: boolean): Atom {
   switch (base.type) {
     case 'string':
       if (typeof json === 'string') {
@@ -188,7 +192,7 @@ function decodeAtom(json: unknown, base: BaseType, column: ColumnSchema, pool: S
       break;
     case 'uuid':
       if (Array.isArray(json) && (json[0] === 'uuid' || json[0] === 'named-uuid') && typeof json[1] === 'string') {
-        return json[1];
+        return shared ? pool.intern(json[1]) : json[1];
       }
       break;
   }

@@ -1,4 +1,4 @@
-import { OvsdbProtocolError } from '../errors';
+import { OvsdbMessageSizeError, OvsdbProtocolError } from '../errors';
 import { OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE, BACKSLASH, isJsonWhitespace } from './json-bytes';
 import { parseLargeJson } from './lazy-json';
 import { MessageBuffer } from './message-buffer';
@@ -6,7 +6,12 @@ import { MessageBuffer } from './message-buffer';
 /** Above this, a message is parsed without building its whole tree (see parseLargeJson). */
 const LARGE_MESSAGE_BYTES = 1024 * 1024;
 /** parseLargeJson keeps member offsets in Int32Arrays. */
-const MAX_MESSAGE_BYTES = 0x7fffffff;
+export const MAX_MESSAGE_BYTES_LIMIT = 0x7fffffff;
+/**
+ * What a client accepts by default: the initial monitor reply of the decoder's NB selection is
+ * about 600 bytes per ACL (60 MB for 100,000), its SB selection about 150 bytes per logical flow.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Splits the byte stream of a JSON-RPC connection into whole JSON texts. ovsdb-server writes
@@ -25,11 +30,17 @@ export class JsonStreamFramer {
 
   constructor(
     private readonly onMessage: (message: unknown) => void,
-    private readonly maxMessageBytes: number = MAX_MESSAGE_BYTES,
+    private readonly maxMessageBytes: number = DEFAULT_MAX_MESSAGE_BYTES,
   ) {}
 
-  /** Feeds received bytes; calls `onMessage` for each completed text. Throws OvsdbProtocolError on garbage. */
-  push(chunk: Buffer): void {
+  /**
+   * Feeds received bytes; calls `onMessage` for each completed text. Throws OvsdbProtocolError
+   * on garbage and OvsdbMessageSizeError past maxMessageBytes (having kept at most that many).
+   * Returns how many of the bytes belong to messages, whitespace between them excluded: a peer
+   * sending only whitespace shows no sign of life.
+   */
+  push(chunk: Buffer): number {
+    let idle = 0;
     let start = this.depth === 0 ? -1 : 0;
     let depth = this.depth;
     let inString = this.inString;
@@ -76,21 +87,24 @@ export class JsonStreamFramer {
           this.emit(chunk, start, i + 1);
           start = -1;
         }
-      } else if (depth === 0 && !isJsonWhitespace(byte)) {
-        throw this.garbage(`byte 0x${byte.toString(16)} outside any JSON object`);
+      } else if (depth === 0) {
+        if (!isJsonWhitespace(byte)) {
+          throw this.garbage(`byte 0x${byte.toString(16)} outside any JSON object`);
+        }
+        idle++;
       }
     }
     this.depth = depth;
     this.inString = inString;
     this.escaped = escaped;
     if (depth > 0) {
-      this.pending.append(chunk.subarray(start < 0 ? 0 : start));
-      if (this.pending.length > this.maxMessageBytes) {
-        throw new OvsdbProtocolError(
-          `An OVSDB message exceeds ${this.maxMessageBytes} bytes, more than this process can decode; monitor fewer tables or columns.`,
-        );
+      const rest = chunk.subarray(start < 0 ? 0 : start);
+      if (this.pending.length + rest.length > this.maxMessageBytes) {
+        throw new OvsdbMessageSizeError(this.maxMessageBytes, this.pending.length + rest.length);
       }
+      this.pending.append(rest);
     }
+    return length - idle;
   }
 
   /** Bytes buffered for an incomplete message (nonzero at end of stream means a truncated message). */
@@ -99,12 +113,10 @@ export class JsonStreamFramer {
   }
 
   private emit(chunk: Buffer, start: number, end: number): void {
-    const bytes = this.pending.take(chunk.subarray(start, end));
-    if (bytes.length > this.maxMessageBytes) {
-      throw new OvsdbProtocolError(
-        `An OVSDB message of ${bytes.length} bytes exceeds the ${this.maxMessageBytes}-byte limit; monitor fewer tables or columns.`,
-      );
+    if (this.pending.length + end - start > this.maxMessageBytes) {
+      throw new OvsdbMessageSizeError(this.maxMessageBytes, this.pending.length + end - start);
     }
+    const bytes = this.pending.take(chunk.subarray(start, end));
     if (bytes.length > LARGE_MESSAGE_BYTES) {
       this.onMessage(parseLargeJson(bytes));
       return;

@@ -1,6 +1,8 @@
 import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { OvsdbDisconnectedError, OvsdbProtocolError, OvsdbRpcError } from '../errors';
-import { JsonStreamFramer } from './framing';
+import { DEFAULT_MAX_MESSAGE_BYTES, JsonStreamFramer } from './framing';
+import { explainSocketError } from './transport';
 
 export interface JsonRpcHandlers {
   /** A notification (a request with id null), such as update3. */
@@ -11,11 +13,17 @@ export interface JsonRpcHandlers {
   onClose(error: Error | undefined): void;
 }
 
-/**
- * ovsdb-server answers nothing, not even echo, while it builds a large reply (seconds for a
- * 100,000-row monitor): while a real request is outstanding, silence is tolerated this long.
- */
-const BUSY_SERVER_GRACE_MS = 60_000;
+/** When the session checks the server's silence, and how long it tolerates it. */
+export interface InactivityProbe {
+  /** Silence after which an echo is sent; 0: never probe (unix: streams, where the kernel reports a dead peer). */
+  readonly probeMs: number;
+  /**
+   * Silence after which the session is dropped. ovsdb-server answers nothing, not even echo, while
+   * it compacts a database, builds a 100,000-row reply or holds a raft election: dropping then
+   * would cost a full reload from a standalone server, which keeps no transaction history.
+   */
+  readonly timeoutMs: number;
+}
 
 interface PendingRequest {
   readonly method: string;
@@ -26,33 +34,38 @@ interface PendingRequest {
 /**
  * One JSON-RPC 1.0 session (RFC 7047 section 4) over a connected stream: requests matched to
  * replies by id, the server's echo requests answered, and an inactivity probe that sends an echo
- * after `probeMs` of silence and drops the connection after as long again without any message.
+ * after `probeMs` of silence and drops the connection after `timeoutMs` without any message.
+ * Silence is measured on the monotonic clock: a wall-clock step (NTP, suspend) is no silence.
  */
 export class JsonRpcSession {
   private readonly pending = new Map<number, PendingRequest>();
   private readonly framer: JsonStreamFramer;
   private readonly probeTimer: NodeJS.Timeout | undefined;
   private nextId = 1;
-  private lastReceived = Date.now();
-  private probeSentAt: number | undefined;
+  private lastReceived = performance.now();
+  private probeSent = false;
   private ended = false;
+  private reason: Error | undefined;
 
   constructor(
     private readonly socket: Socket,
     private readonly handlers: JsonRpcHandlers,
-    probeMs: number,
+    probe: InactivityProbe,
+    maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES,
   ) {
-    this.framer = new JsonStreamFramer((message) => this.dispatch(message));
+    this.framer = new JsonStreamFramer((message) => this.dispatch(message), maxMessageBytes);
     socket.on('data', (chunk: Buffer) => {
-      this.lastReceived = Date.now();
-      this.probeSentAt = undefined;
       try {
-        this.framer.push(chunk);
+        // Whitespace alone is no sign of life: only bytes of messages reset the inactivity probe.
+        if (this.framer.push(chunk) > 0) {
+          this.lastReceived = performance.now();
+          this.probeSent = false;
+        }
       } catch (error) {
         this.end(error as Error);
       }
     });
-    socket.on('error', (error) => this.end(new OvsdbDisconnectedError(`The OVSDB connection failed: ${error.message}`, { cause: error })));
+    socket.on('error', (error) => this.end(new OvsdbDisconnectedError(`The OVSDB connection failed: ${explainSocketError(error)}`, { cause: error })));
     socket.on('close', () =>
       this.end(
         new OvsdbDisconnectedError(
@@ -62,14 +75,19 @@ export class JsonRpcSession {
         ),
       ),
     );
-    if (probeMs > 0) {
-      this.probeTimer = setInterval(() => this.probe(probeMs), Math.max(10, Math.floor(probeMs / 4)));
+    if (probe.probeMs > 0) {
+      this.probeTimer = setInterval(() => this.probe(probe), Math.max(10, Math.floor(Math.min(probe.probeMs, probe.timeoutMs) / 4)));
       this.probeTimer.unref();
     }
   }
 
   get closed(): boolean {
     return this.ended;
+  }
+
+  /** Why the session ended, when it did not end by close() without a reason. */
+  get closeReason(): Error | undefined {
+    return this.reason;
   }
 
   /** Sends a request; resolves with its result, rejects with OvsdbRpcError or OvsdbDisconnectedError. */
@@ -93,15 +111,16 @@ export class JsonRpcSession {
     this.socket.write(JSON.stringify(message));
   }
 
-  private probe(probeMs: number): void {
-    const now = Date.now();
-    if (this.probeSentAt !== undefined) {
-      const busy = [...this.pending.values()].some((request) => request.method !== 'echo');
-      if (now - this.probeSentAt >= (busy ? Math.max(probeMs, BUSY_SERVER_GRACE_MS) : probeMs)) {
-        this.end(new OvsdbDisconnectedError(`The OVSDB server sent nothing for ${now - this.lastReceived} ms, not even an echo reply (inactivity probe).`));
-      }
-    } else if (now - this.lastReceived >= probeMs) {
-      this.probeSentAt = now;
+  private probe({ probeMs, timeoutMs }: InactivityProbe): void {
+    const silentMs = performance.now() - this.lastReceived;
+    if (silentMs >= timeoutMs) {
+      this.end(
+        new OvsdbDisconnectedError(
+          `The OVSDB server sent nothing for ${Math.round(silentMs)} ms, not even an echo reply (inactivity probe; the limit is inactivityTimeoutMs, ${timeoutMs} ms).`,
+        ),
+      );
+    } else if (!this.probeSent && silentMs >= probeMs) {
+      this.probeSent = true;
       this.request('echo', []).catch(() => undefined);
     }
   }
@@ -144,6 +163,7 @@ export class JsonRpcSession {
       return;
     }
     this.ended = true;
+    this.reason = error;
     if (this.probeTimer !== undefined) {
       clearInterval(this.probeTimer);
     }

@@ -126,7 +126,14 @@ class SkeletonParser {
     }
     const object: Record<string, unknown> = {};
     for (let i = 0; i < keys.length; i++) {
-      object[keys[i]!] = this.member(starts[i]!, ends[i]!);
+      const key = keys[i]!;
+      const value = this.member(starts[i]!, ends[i]!);
+      if (key === '__proto__') {
+        // As JSON.parse does: an own member, not the object's prototype (which a server could set).
+        Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+      } else {
+        object[key] = value;
+      }
     }
     return object;
   }

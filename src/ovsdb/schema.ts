@@ -66,7 +66,7 @@ export function parseSchema(json: unknown): DatabaseSchema {
   const tablesJson = expectObject(root.tables, 'schema "tables"');
   const tables = new Map<string, TableSchema>();
   for (const [tableName, tableJson] of Object.entries(tablesJson)) {
-    tables.set(tableName, parseTable(tableName, tableJson));
+    tables.set(expectId(tableName, `table name "${tableName}"`), parseTable(tableName, tableJson));
   }
   for (const table of tables.values()) {
     for (const column of table.columns.values()) {
@@ -132,7 +132,7 @@ function parseTable(name: string, json: unknown): TableSchema {
   const columnsJson = expectObject(table.columns, `${where} "columns"`);
   const columns = new Map<string, ColumnSchema>();
   for (const [columnName, columnJson] of Object.entries(columnsJson)) {
-    columns.set(columnName, parseColumn(`${name}.${columnName}`, columnName, columnJson));
+    columns.set(expectId(columnName, `column name "${name}.${columnName}"`), parseColumn(`${name}.${columnName}`, columnName, columnJson));
   }
   const indexes = table.indexes === undefined ? [] : parseIndexes(where, table.indexes, columns);
   const parsed: TableSchema = {
@@ -299,4 +299,14 @@ function invalid(where: string, expected: string): OvsdbSchemaError {
   return new OvsdbSchemaError(
     `Invalid OVSDB schema: ${where} must be ${expected} (RFC 7047 section 3.2); pass the .ovsschema file or get_schema reply unmodified.`,
   );
+}
+
+/** RFC 7047 <id>: table and column names become property names of cached rows, so nothing else gets in. */
+const ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function expectId(name: string, what: string): string {
+  if (!ID.test(name) || name === '__proto__') {
+    throw new OvsdbSchemaError(`The schema's ${what} is not an RFC 7047 <id> (letters, digits and "_", not starting with a digit): the server does not follow RFC 7047.`);
+  }
+  return name;
 }

@@ -38,20 +38,23 @@ export const NO_ROWS: readonly never[] = Object.freeze([]);
 export class TableStore<R extends Row = Row> implements TableView<R> {
   readonly name: string;
   readonly columns: readonly ColumnSchema[];
+  /** Columns whose values repeat across rows: decoded through the cache's value pool. */
+  readonly shared: ReadonlySet<string>;
   private readonly rows = new Map<string, R>();
   private readonly indexes = new Map<string, Map<Atom, IndexEntry<R>>>();
 
-  constructor(schema: TableSchema, columns: readonly ColumnSchema[], indexedColumns: readonly string[]) {
+  constructor(schema: TableSchema, columns: readonly ColumnSchema[], indexedColumns: readonly string[], sharedColumns: readonly string[] = []) {
     this.name = schema.name;
     this.columns = columns;
-    for (const column of indexedColumns) {
+    for (const [column, what] of [...indexedColumns.map((name) => [name, 'index'] as const), ...sharedColumns.map((name) => [name, 'share'] as const)]) {
       if (!columns.some((selected) => selected.name === column)) {
-        throw new OvsdbSchemaError(
-          `Cannot index ${schema.name}.${column}: it is not among the selected columns; add it to "columns".`,
-        );
+        throw new OvsdbSchemaError(`Cannot ${what} ${schema.name}.${column}: it is not among the selected columns; add it to "columns".`);
       }
+    }
+    for (const column of indexedColumns) {
       this.indexes.set(column, new Map());
     }
+    this.shared = new Set(sharedColumns);
   }
 
   get size(): number {

@@ -4,10 +4,14 @@ import { checkServerIdentity, connect as connectTls } from 'node:tls';
 import { OvsdbConnectionError } from '../errors';
 import { formatRemote, type Remote } from './remote';
 
-/** Client credentials for ssl: remotes. Strings are file paths (as ovn-nbctl -p/-c/-C take), Buffers PEM content. */
+/**
+ * Client credentials for ssl: remotes. Strings are file paths (as ovn-nbctl -p/-c/-C take), Buffers
+ * PEM content. ovsdb-server demands a client certificate: key and cert may be left out only for
+ * servers that do not.
+ */
 export interface SslOptions {
-  readonly key: string | Buffer;
-  readonly cert: string | Buffer;
+  readonly key?: string | Buffer;
+  readonly cert?: string | Buffer;
   /** The CA that must have signed the server's certificate; anything else is refused. */
   readonly ca: string | Buffer;
   /**
@@ -52,7 +56,11 @@ export async function openStream(remote: Endpoint, timeoutMs: number, signal: Ab
     ready = 'connect';
   } else {
     const { ssl } = remote;
-    const [key, cert, ca] = await Promise.all([pem(ssl.key, 'key'), pem(ssl.cert, 'cert'), pem(ssl.ca, 'ca')]);
+    const [key, cert, ca] = await Promise.all([
+      ssl.key === undefined ? undefined : pem(ssl.key, 'key'),
+      ssl.cert === undefined ? undefined : pem(ssl.cert, 'cert'),
+      pem(ssl.ca, 'ca'),
+    ]);
     socket = connectTls({
       host: remote.host,
       port: remote.port,
@@ -68,7 +76,7 @@ export async function openStream(remote: Endpoint, timeoutMs: number, signal: Ab
     const fail = (error: Error) => {
       cleanup();
       socket.destroy();
-      reject(new OvsdbConnectionError(`Cannot connect to ${name}: ${error.message}`, { cause: error }));
+      reject(new OvsdbConnectionError(`Cannot connect to ${name}: ${explainSocketError(error)}`, { cause: error }));
     };
     const onReady = () => {
       cleanup();
@@ -91,6 +99,42 @@ export async function openStream(remote: Endpoint, timeoutMs: number, signal: Ab
       onAbort();
     }
   });
+}
+
+/** What a system or TLS error means for an OVSDB remote. */
+const ADVICE: Readonly<Record<string, string>> = {
+  ENOENT: 'no socket at that path: is ovsdb-server running, and is the path right?',
+  ECONNREFUSED: 'nothing listens there: is ovsdb-server running with that remote?',
+  EACCES: 'permission denied: run as root or as a user allowed to open the socket',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ENOTFOUND: 'the host name does not resolve',
+  // The server's verdict on our certificate arrives as a TLS alert, after the handshake (TLS 1.3).
+  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: 'the server demands a client certificate: pass options.ssl.key and options.ssl.cert',
+  ERR_SSL_TLSV1_ALERT_UNKNOWN_CA: 'the server does not trust the client certificate: options.ssl.cert must be signed by the CA the server was given (its --ca-cert)',
+  ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE: 'the server refused the client certificate (options.ssl.cert)',
+  ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED: 'the server says the client certificate (options.ssl.cert) has expired',
+  // Our verdict on the server's certificate.
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's certificate is not signed by options.ssl.ca",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's certificate is not signed by options.ssl.ca",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's certificate chain ends at a CA other than options.ssl.ca",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's certificate is self-signed, not signed by options.ssl.ca",
+  CERT_HAS_EXPIRED: "the server's certificate has expired",
+  CERT_NOT_YET_VALID: "the server's certificate is not valid yet: check the clocks",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's certificate does not name this host (options.ssl.checkHostname)",
+};
+
+/**
+ * A socket error in words a user can act on, its code kept for searching. OpenSSL's own text
+ * ("0A00045C:SSL routines:ssl3_read_bytes:…") is replaced when the code is known.
+ */
+export function explainSocketError(error: Error): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const advice = code === undefined ? undefined : ADVICE[code];
+  if (advice === undefined) {
+    return error.message.trim();
+  }
+  return code!.startsWith('ERR_SSL_') ? `TLS: ${advice} (${code})` : `${error.message.trim()} (${advice})`;
 }
 
 async function pem(source: string | Buffer, what: string): Promise<Buffer> {

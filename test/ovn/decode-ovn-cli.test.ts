@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +111,14 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
       const cookie = cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall));
       const json = JSON.parse(run(['decode', '--cookie', cookie, '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote]));
       expect(json.event).toMatchObject({ status: 'decoded', app: 'acl-new', message: 'Dropped by egress firewall in namespace payments' });
+    });
+
+    it('decode --cookie against an absent socket names the remote and why it could not be reached', () => {
+      const failure = spawnSync(process.execPath, [cli, 'decode', '--cookie', '2b000001000003ea', '--nb', 'unix:/nonexistent.sock'], { encoding: 'utf8' });
+      expect(failure.status).toBe(1);
+      expect(failure.stdout).toBe('');
+      expect(failure.stderr).toMatch(/Cannot connect to OVN_Northbound: .*unix:\/nonexistent\.sock: connect ENOENT .*\[OVSDB_CONNECTION\]/);
+      expect(failure.stderr).not.toContain('OVSDB_CLOSED');
     });
 
     it('decode --hex adds the event to each sample line, json and text', () => {

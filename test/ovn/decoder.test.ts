@@ -33,6 +33,7 @@ import {
 /** The lab's Sampling_App ids, deliberately not ovn-kubernetes's 1/2/3: ids must be read, not assumed. */
 const APPS = { drop: 44, 'acl-new': 42, 'acl-est': 43 } as const;
 const NODE_KEY = 1;
+const dropActions = `sample(probability=65535,collector_set=42,obs_domain=${APPS.drop},obs_point=$cookie); /* drop */`;
 const UDN_KEY = 5;
 const UDN_NETWORK = 'tenant-a.blue';
 
@@ -153,7 +154,6 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     uuids.udnSwitch = nb.uuidOf(nbResults, udnSwitch);
     uuids.collector = nb.uuidOf(nbResults, collector);
 
-    const dropActions = `sample(probability=65535,collector_set=42,obs_domain=${APPS.drop},obs_point=$cookie); /* drop */`;
     const sbOps = [
       datapathBindingOp({ tunnelKey: NODE_KEY, logicalSwitchUuid: uuids.nodeSwitch, name: 'worker-1', uuidName: 'dp1' }),
       datapathBindingOp({ tunnelKey: UDN_KEY, logicalSwitchUuid: uuids.udnSwitch, name: udnSwitchName(UDN_NETWORK, 'worker-1'), uuidName: 'dp5' }),
@@ -302,8 +302,28 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     expect(unhinted.flow?.hint).toBeUndefined();
   });
 
-  it('renders drop and stale events as text, flow and stage-hint included', () => {
-    const drop = formatOvnEvent(decoder.decode(domain(APPS.drop, NODE_KEY), flowPointId(flows.portSecurity!))).split('\n');
+  it('reads a dropping flow\'s match and actions on demand, which the SB mirror does not hold', async () => {
+    const [binding] = (await dbs.sbWriter.transact('OVN_Southbound', [{ op: 'select', table: 'Datapath_Binding', where: [['tunnel_key', '==', UDN_KEY]] }])) as [{ rows: { _uuid: [string, string] }[] }];
+    const [inserted] = (await dbs.sbWriter.transact('OVN_Southbound', [
+      logicalFlowOp({ datapath: binding.rows[0]!._uuid, pipeline: 'egress', tableId: 9, priority: 80, match: 'eth.src == 0a:58:0a:00:00:01', actions: dropActions, stageName: 'ls_out_check_port_sec', source: 'northd.c:6389' }),
+    ])) as [{ uuid: [string, string] }];
+    const uuid = inserted.uuid[1];
+    const point = flowPointId(uuid);
+    // The first answer naming the flow cannot have its text yet: reading it has only started.
+    const first = await eventually(() => {
+      const event = decoder.decode(domain(APPS.drop, UDN_KEY), point);
+      expect(event.flow?.uuid).toBe(uuid);
+      return event;
+    });
+    expect(first.flow).toMatchObject({ stage: 'ls_out_check_port_sec', pipeline: 'egress', table: 9, priority: 80 });
+    expect(first.flow?.match).toBeUndefined();
+    const detailed = await decoder.decodeWithDetails(domain(APPS.drop, UDN_KEY), point);
+    expect(detailed.flow).toMatchObject({ match: 'eth.src == 0a:58:0a:00:00:01', actions: dropActions });
+    expect(decoder.decode(domain(APPS.drop, UDN_KEY), point).flow).toBe(detailed.flow);
+  });
+
+  it('renders drop and stale events as text, flow and stage-hint included', async () => {
+    const drop = formatOvnEvent(await decoder.decodeWithDetails(domain(APPS.drop, NODE_KEY), flowPointId(flows.portSecurity!))).split('\n');
     expect(drop[0]).toBe('OVN-K message: Dropped by OVN logical flow in stage ls_in_check_port_sec (northd.c:9501), created for Logical_Switch worker-1');
     expect(drop).toContain(`  flow: ${flows.portSecurity} ls_in_check_port_sec (northd.c:9501) ingress table 0 priority 100: vlan.present => sample(probability=65535,collector_set=42,obs_domain=${APPS.drop},obs_point=$cookie); /* drop */`);
     expect(drop).toContain(`  stage-hint: ${uuids.nodeSwitch!.slice(0, 8)} Logical_Switch worker-1`);

@@ -73,9 +73,57 @@ describe('ovnkube-observ messages', () => {
     expect(policyOwner(new Map(Object.entries(firewall.externalIds)))).toMatchObject({ type: 'EgressFirewall', namespace: 'shop', direction: 'Egress' });
   });
 
-  it('keeps a network policy name without a namespace as the Go decoder would print it', () => {
-    const owner = policyOwner(new Map([['k8s.ovn.org/owner-type', 'NetworkPolicy'], ['k8s.ovn.org/name', 'legacy'], ['direction', 'Ingress']]));
-    expect(aclMessage('allow', owner, { uuid: 'u' })).toBe('Allowed by network policy legacy, direction Ingress');
+  /**
+   * ovnkube-observ (ovn-kubernetes go-controller/observability-lib: sampledecoder newACLEvent()
+   * and model.ACLEvent.String()) splits a NetworkPolicy's name at the first ":" and prints
+   * "in namespace" only for a non-empty namespace; it refuses a name without a colon (or no name
+   * key) with "expected format namespace:name for Object Name". Where it would print an empty
+   * slot, the sentence here leaves the clause out or names the OVN ACL instead.
+   */
+  const u = { uuid: '0f1e2d3c-0000-4000-8000-000000000000' };
+  const sentence = (ids: [string, string][], action = 'allow') => aclMessage(action, policyOwner(new Map(ids)), u);
+  const np = (name: string | undefined, direction: string | null = 'Ingress'): [string, string][] => [
+    ['k8s.ovn.org/owner-type', 'NetworkPolicy'],
+    ...(name === undefined ? [] : [['k8s.ovn.org/name', name] as [string, string]]),
+    ...(direction === null ? [] : [['direction', direction] as [string, string]]),
+  ];
+
+  it('matches ovnkube-observ for network policy names, and never prints an empty slot', () => {
+    expect(sentence(np('bar:foo'))).toBe('Allowed by network policy foo in namespace bar, direction Ingress');
+    // Split at the first colon only, as strings.SplitN(name, ":", 2).
+    expect(sentence(np('bar:foo:baz'))).toBe('Allowed by network policy foo:baz in namespace bar, direction Ingress');
+    // An empty namespace: ovnkube-observ leaves the clause out too.
+    expect(sentence(np(':foo'))).toBe('Allowed by network policy foo, direction Ingress');
+    expect(policyOwner(new Map(np(':foo')))).toMatchObject({ name: 'foo', namespace: undefined });
+    // ovnkube-observ refuses these ("expected format namespace:name for Object Name"); they are named, not refused.
+    expect(sentence(np('legacy'))).toBe('Allowed by network policy legacy, direction Ingress');
+    expect(sentence(np(undefined))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type NetworkPolicy)`);
+    expect(sentence(np(''))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type NetworkPolicy)`);
+    // ovnkube-observ would print "network policy  in namespace shop": no name to print.
+    expect(sentence(np('shop:'))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type NetworkPolicy)`);
+    // ovnkube-observ would print "direction " with nothing after it.
+    expect(sentence(np('shop:web', null))).toBe('Allowed by network policy web in namespace shop');
+  });
+
+  it('matches ovnkube-observ for every other owner type, leaving out clauses it would print empty', () => {
+    const owned = (type: string, ids: [string, string][] = []): [string, string][] => [['k8s.ovn.org/owner-type', type], ...ids];
+    expect(sentence(owned('AdminNetworkPolicy', [['k8s.ovn.org/name', 'foo'], ['direction', 'Ingress']]))).toBe('Allowed by admin network policy foo, direction Ingress');
+    expect(sentence(owned('AdminNetworkPolicy', [['k8s.ovn.org/name', 'foo']]))).toBe('Allowed by admin network policy foo');
+    expect(sentence(owned('AdminNetworkPolicy', [['direction', 'Ingress']]))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type AdminNetworkPolicy)`);
+    expect(sentence(owned('BaselineAdminNetworkPolicy', [['k8s.ovn.org/name', 'default'], ['direction', 'Egress']]), 'drop')).toBe(
+      'Dropped by baseline admin network policy default, direction Egress',
+    );
+    expect(sentence(owned('EgressFirewall', [['k8s.ovn.org/name', 'foo']]))).toBe('Allowed by egress firewall in namespace foo');
+    expect(policyOwner(new Map(owned('EgressFirewall', [['k8s.ovn.org/name', 'foo']])))!.direction).toBe('Egress');
+    expect(sentence(owned('EgressFirewall'))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type EgressFirewall)`);
+    expect(sentence(owned('NetpolNode'))).toBe('Allowed by default allow from local node policy, direction Ingress');
+    expect(policyOwner(new Map(owned('NetpolNode')))!.direction).toBe('Ingress');
+    expect(sentence(owned('MulticastCluster'), 'drop')).toBe('Dropped by cluster multicast policy');
+    expect(sentence(owned('MulticastNS', [['direction', 'Egress']]))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type MulticastNS)`);
+    expect(sentence(owned('NetpolNamespace', [['k8s.ovn.org/name', 'shop']]), 'drop')).toBe('Dropped by network policies isolation in namespace shop');
+    expect(sentence(owned('UDNIsolation'), 'drop')).toBe(`Dropped by OVN ACL ${u.uuid} (owner type UDNIsolation)`);
+    // ovnkube-observ prints "Allowed by " for an owner type it does not know.
+    expect(sentence(owned('SomethingNew'))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type SomethingNew)`);
   });
 
   it('names ACLs that no Kubernetes owner explains as OVN ACLs', () => {

@@ -280,10 +280,30 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     expect(reported).toEqual([`Sample 00000000-0000-4000-8000-${(150).toString(16).padStart(12, '0')}`]);
   });
 
+  it('keeps equal values of shared columns once, and still applies diffs to them', () => {
+    const cache = new TableCache(nb, { ACL: { columns: ['priority', 'sample_new', 'external_ids'], shared: ['sample_new', 'external_ids'] }, Sample: { columns: ['metadata'] } });
+    const ids = (hint?: string) => ['map', [['stage-name', 'ls_in_acl_eval'], ['source', 'northd.c:7010'], ...(hint === undefined ? [] : [['stage-hint', hint]])]];
+    // Each message carries its own copies, as JSON.parse makes them.
+    const acl = (hint?: string) => JSON.parse(JSON.stringify({ initial: { priority: 1, sample_new: ['uuid', SAMPLE_1], external_ids: ids(hint) } })) as unknown;
+    cache.applyUpdate2({ ACL: { [ACL_1]: acl() } });
+    cache.applyUpdate2({ ACL: { [ACL_2]: acl(), [PG]: acl('1a2b3c4d') } });
+    const [first, second, hinted] = [ACL_1, ACL_2, PG].map((uuid) => cache.table('ACL').get(uuid)!);
+    expect(second!.external_ids).toBe(first!.external_ids);
+    expect(second!.sample_new).toBe(first!.sample_new);
+    expect(hinted!.external_ids).not.toBe(first!.external_ids);
+    expect(hinted!.external_ids).toEqual(new Map([['stage-name', 'ls_in_acl_eval'], ['source', 'northd.c:7010'], ['stage-hint', '1a2b3c4d']]));
+    // A diff builds a new map (the shared one is left alone), itself shared when equal to a known one.
+    cache.applyUpdate2({ ACL: { [PG]: { modify: { external_ids: ['map', [['stage-hint', '1a2b3c4d']]] } } } });
+    expect(cache.table('ACL').get(PG)!.external_ids).toBe(first!.external_ids);
+    expect((hinted!.external_ids as ReadonlyMap<string, string>).size).toBe(3);
+    expect(first!.external_ids).toEqual(new Map([['stage-name', 'ls_in_acl_eval'], ['source', 'northd.c:7010']]));
+  });
+
   it('rejects selections the schema cannot satisfy', () => {
     expect(() => new TableCache(nb, { Nope: { columns: [] } })).toThrow(/no table "Nope"/);
     expect(() => new TableCache(nb, { ACL: { columns: ['nope'] } })).toThrow(/no column "nope"/);
     expect(() => new TableCache(nb, { ACL: { columns: ['action'], indexes: ['priority'] } })).toThrow(/not among the selected columns/);
+    expect(() => new TableCache(nb, { ACL: { columns: ['action'], shared: ['external_ids'] } })).toThrow(/Cannot share ACL.external_ids: it is not among/);
     expect(() => new TableCache(nb, {})).toThrow(OvsdbSchemaError);
     expect(() => new TableCache(nb, selection).table('Meter')).toThrow(/not in this cache's selection/);
     expect([...new TableCache(nb, selection).monitoredColumns().get('Sample')!]).toEqual(['metadata', 'collectors']);

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OvsdbClosedError, OvsdbTransactionError } from '../../src/errors';
+import { OvsdbClosedError, OvsdbConnectionError, OvsdbTransactionError } from '../../src/errors';
 import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient, type OvsdbStatus } from '../../src/ovsdb/client';
 import type { MonitorMethod } from '../../src/ovsdb/monitor';
@@ -18,7 +18,7 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
   let schema: DatabaseSchema;
   const clients: OvsdbClient[] = [];
 
-  async function connect(remote: string, options: Parameters<typeof OvsdbClient.connect>[1] = {}): Promise<OvsdbClient> {
+  async function connect(remote: string | readonly string[], options: Parameters<typeof OvsdbClient.connect>[1] = {}): Promise<OvsdbClient> {
     const client = await OvsdbClient.connect(remote, options);
     clients.push(client);
     return client;
@@ -172,8 +172,21 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     expect(client.stats.sessions).toBeGreaterThanOrEqual(2);
   });
 
-  it('drops a silent server with the inactivity probe and comes back when it answers again', async () => {
-    const client = await connect(server.unixRemote, { inactivityProbeMs: 200, backoff: { initialMs: 50, maxMs: 100 } });
+  it('after a stable session, waits a jittered first backoff step before reconnecting, not 0 ms', async () => {
+    const client = await connect(server.tcpRemote, { backoff: { initialMs: 400, maxMs: 800, jitter: 0.5 } });
+    const seen = statuses(client);
+    // A session counts as stable after 5 s: then a drop is a server restart, which all its clients see at once.
+    await new Promise((resolve) => setTimeout(resolve, 5200));
+    await server.kill('SIGKILL');
+    await server.start();
+    await expect.poll(() => seen.some((status) => status.state === 'synced' || status.state === 'connected'), { timeout: 5000 }).toBe(true);
+    const first = seen.find((status) => status.state === 'disconnected') as { retryInMs: number };
+    expect(first.retryInMs).toBeGreaterThanOrEqual(200);
+    expect(first.retryInMs).toBeLessThanOrEqual(400);
+  });
+
+  it('drops a silent tcp server after inactivityTimeoutMs and comes back when it answers again', async () => {
+    const client = await connect(server.tcpRemote, { inactivityProbeMs: 200, inactivityTimeoutMs: 400, backoff: { initialMs: 50, maxMs: 100 } });
     const seen = statuses(client);
     const cache = new TableCache(schema, NB_SELECTION);
     await client.monitor(NB, cache);
@@ -196,6 +209,40 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
       code: 'OVSDB_CONNECTION',
       message: expect.stringMatching(new RegExp(`tcp:127.0.0.1:${port}: .*ECONNREFUSED`)),
     });
+  });
+
+  it('times requests out with a typed error naming every remote and its last error when none is usable', async () => {
+    const dead = `tcp:127.0.0.1:${await freePort()}`;
+    const client = await connect(`${server.unixRemote},${dead}`, { requestTimeoutMs: 500, backoff: { initialMs: 20, maxMs: 50 } });
+    await server.kill('SIGKILL');
+    const outcomes = await Promise.allSettled([client.transact(NB, []), client.getSchema(NB), client.listDatabases()]);
+    for (const outcome of outcomes) {
+      const error = outcome.status === 'rejected' ? (outcome.reason as unknown) : undefined;
+      expect(error).toBeInstanceOf(OvsdbConnectionError);
+      expect(error).toMatchObject({
+        code: 'OVSDB_CONNECTION',
+        message: expect.stringMatching(/^Cannot (transact on OVN_Northbound|get_schema OVN_Northbound|list_dbs): no OVSDB remote was usable within 500 ms/),
+      });
+      const { message, attempts: remotes } = error as OvsdbConnectionError;
+      // The killed server's socket file is left behind: connecting to it is refused.
+      expect(message).toContain(`${server.unixRemote}: connect ECONNREFUSED`);
+      expect(message).toContain(`${dead}: connect ECONNREFUSED`);
+      expect(remotes.map(({ remote }) => remote)).toEqual([server.unixRemote, dead]);
+      expect(remotes.every(({ error: last }) => last instanceof Error)).toBe(true);
+    }
+  });
+
+  it('tries the members in random order, as the OVS IDL does, unless told not to', async () => {
+    const members = [server.unixRemote, server.tcpRemote];
+    const firsts = new Set<string>();
+    for (let attempt = 0; attempt < 16; attempt++) {
+      const client = await connect(members);
+      firsts.add(client.remote);
+      await client.close();
+    }
+    expect([...firsts].sort()).toEqual([...members].sort());
+    const ordered = await connect(members, { shuffleRemotes: false });
+    expect(ordered.remote).toBe(server.unixRemote);
   });
 
   it('moves on from an unreachable member of a list to a working one', async () => {

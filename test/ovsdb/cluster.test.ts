@@ -20,8 +20,8 @@ describe('a 3-member clustered NB (ovsdb-tool create-cluster/join-cluster) losin
     expect(writer.remote).toBe(leader.tcpRemote);
     await writer.transact(NB, portGroupWithAclsOps('pg_cluster', 10, 1));
 
-    // Listed leader-first: the reader starts on the leader and must fail over.
-    const reader = await OvsdbClient.connect([leader.tcpRemote, ...followers.map((member) => member.tcpRemote)], { ...fast, database: NB });
+    // Listed leader-first, in that order: the reader starts on the leader and must fail over.
+    const reader = await OvsdbClient.connect([leader.tcpRemote, ...followers.map((member) => member.tcpRemote)], { ...fast, database: NB, shuffleRemotes: false });
     clients.push(reader);
     const seen: OvsdbStatus[] = [];
     reader.on('status', (status) => seen.push(status));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OvsdbProtocolError } from '../../src/errors';
+import { OvsdbMessageSizeError, OvsdbProtocolError } from '../../src/errors';
 import { JsonStreamFramer } from '../../src/ovsdb/framing';
 
 const MESSAGES: unknown[] = [
@@ -62,6 +62,17 @@ describe('JsonStreamFramer', () => {
   it('refuses a message larger than the limit before buffering all of it', () => {
     const framer = new JsonStreamFramer(() => undefined, 64);
     framer.push(Buffer.from('{"a":"'));
-    expect(() => framer.push(Buffer.alloc(100, 0x61))).toThrow(/exceeds 64 bytes/);
+    expect(() => framer.push(Buffer.alloc(100, 0x61))).toThrow(OvsdbMessageSizeError);
+    expect(framer.bufferedBytes).toBeLessThanOrEqual(64);
+    // A whole message over the limit in one chunk is refused too.
+    expect(() => new JsonStreamFramer(() => undefined, 64).push(Buffer.from(JSON.stringify({ a: 'a'.repeat(100) })))).toThrow(/more than 64 bytes/);
+  });
+
+  it('counts only the bytes of messages as received: whitespace between them is no sign of life', () => {
+    const framer = new JsonStreamFramer(() => undefined);
+    expect(framer.push(Buffer.from(' \n\t\r '))).toBe(0);
+    expect(framer.push(Buffer.from('  {"a": 1}  '))).toBe(8);
+    expect(framer.push(Buffer.from('[1,'))).toBe(3);
+    expect(framer.push(Buffer.from(' 2 ]'))).toBe(4);
   });
 });

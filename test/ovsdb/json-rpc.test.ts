@@ -44,7 +44,7 @@ describe('JsonRpcSession over a real unix socket', () => {
         onAnomaly: (error) => anomalies.push(error),
         onClose: () => undefined,
       },
-      0,
+      { probeMs: 0, timeoutMs: 0 },
     );
     const closed = new Promise((resolve) => client.once('close', resolve));
     peer.write('{"method":"update3","params":["m",null,{}],"id":null}{"method":"update3","params":["m",null,{}],"id":null}{"id":99,"result":[],"error":null}');

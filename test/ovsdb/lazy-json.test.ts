@@ -1,20 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OvsdbProtocolError } from '../../src/errors';
-import { LazyJsonObject, objectMembers, objectSize, parseLargeJson } from '../../src/ovsdb/lazy-json';
-
-/** Turns lazy objects back into plain ones, to compare with JSON.parse. */
-function materialize(value: unknown): unknown {
-  if (value instanceof LazyJsonObject) {
-    return Object.fromEntries([...objectMembers(value)].map(([key, read]) => [key, materialize(read())]));
-  }
-  if (Array.isArray(value)) {
-    return value.map(materialize);
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, materialize(member)]));
-  }
-  return value;
-}
+import { LazyJsonObject, objectSize, parseLargeJson } from '../../src/ovsdb/lazy-json';
+import { materialize } from './json-helpers';
 
 function bigMonitorReply(rows: number): unknown {
   const acl: Record<string, unknown> = {};

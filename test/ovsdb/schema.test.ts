@@ -69,6 +69,14 @@ describe('parseSchema rejects what RFC 7047 forbids with a typed error', () => {
     }
   });
 
+  it.each([
+    ['a table', { T: { columns: {} }, 'x-y': { columns: {} } }],
+    ['a column', JSON.parse('{"T":{"columns":{"__proto__":{"type":"string"}}}}') as unknown],
+    ['a column', { T: { columns: { '1st': { type: 'string' } } } }],
+  ])('refuses %s name that is not an RFC 7047 <id> (it would become a property of cached rows)', (_what, tables) => {
+    expect(() => parseSchema({ name: 'D', tables })).toThrow(/is not an RFC 7047 <id>/);
+  });
+
   it('reports an unreadable file with the path', async () => {
     await expect(loadSchemaFile('/nonexistent/x.ovsschema')).rejects.toMatchObject({
       code: 'OVSDB_SCHEMA',

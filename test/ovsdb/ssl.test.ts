@@ -5,7 +5,10 @@ import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient } from '../../src/ovsdb/client';
 import { loadSchemaFile } from '../../src/ovsdb/schema';
 import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { OvsdbServer } from '../support/ovsdb-server';
+import { makePki, OvsdbServer } from '../support/ovsdb-server';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { NB_SELECTION, portGroupWithAclsOps } from './nb-helpers';
 
 describe('ssl: remotes against ovsdb-server with a PKI made by openssl at set-up', () => {
@@ -48,6 +51,24 @@ describe('ssl: remotes against ovsdb-server with a PKI made by openssl at set-up
     });
     await expect(attempt).rejects.toBeInstanceOf(OvsdbConnectionError);
     await expect(attempt).rejects.toThrow(/certificate/i);
+    await expect(attempt).rejects.toThrow(/not signed by options\.ssl\.ca|a CA other than options\.ssl\.ca/);
+  });
+
+  it('says so when the server demands a client certificate the client lacks', async () => {
+    const pki = server.pki!;
+    const attempt = OvsdbClient.connect(server.sslRemote, { ssl: { ca: pki.caCert }, connectTimeoutMs: 1000, backoff: { initialMs: 50 } });
+    await expect(attempt).rejects.toBeInstanceOf(OvsdbConnectionError);
+    await expect(attempt).rejects.toThrow(
+      `${server.sslRemote}: The OVSDB connection failed: TLS: the server demands a client certificate: pass options.ssl.key and options.ssl.cert (ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED)`,
+    );
+  });
+
+  it('says so when the server does not trust the client certificate', async () => {
+    const pki = server.pki!;
+    const stranger = await makePki(mkdtempSync(join(tmpdir(), 'ovn-psample-stranger-pki-')));
+    const attempt = OvsdbClient.connect(server.sslRemote, { ssl: { key: stranger.clientKey, cert: stranger.clientCert, ca: pki.caCert }, connectTimeoutMs: 1000, backoff: { initialMs: 50 } });
+    await expect(attempt).rejects.toBeInstanceOf(OvsdbConnectionError);
+    await expect(attempt).rejects.toThrow(`${server.sslRemote}: The OVSDB connection failed: TLS: the server does not trust the client certificate`);
   });
 
   it('asks for credentials when an ssl: remote has none', async () => {

@@ -1,6 +1,9 @@
 // One measured OvnSampleDecoder sync, in a process of its own so its RSS is its alone.
-// Prints one JSON line: syncMs, rssMb, decodeNs, changeMs, rows. With MODE "cache-only", the
-// TableCache is synced without a decoder (syncMs, rssMb, rows), to tell the two costs apart.
+// Prints one JSON line: syncMs, rssMb, decodeNs, changeMs, resyncMs, rows. With MODE
+// "cache-only", the TableCache is synced without a decoder (syncMs, rssMb, rows), to tell the
+// two costs apart. resyncMs: a row removed from the cache behind the monitor's back, then
+// modified on the server, until the reloaded mirror is synced again (null for a build that
+// does not resync).
 //   node ovsdb-sync.mjs DIST_DIR REMOTE APP_ID RUN_INDEX METADATA_COUNT [MODE]
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -77,5 +80,16 @@ await client.transact(
 );
 await allReflected;
 const changeMs = Number(process.hrtime.bigint() - changeStarted) / 1e6;
+
+let resyncMs = null;
+if (client.stats.resyncs !== undefined) {
+  const victim = targets[0];
+  const resynced = new Promise((resolve) => client.on('status', (status) => status.state === 'synced' && client.stats.resyncs > 0 && resolve()));
+  cache.applyUpdate2({ ACL: { [victim]: { delete: null } } });
+  const resyncStarted = process.hrtime.bigint();
+  await client.transact(NORTHBOUND_DATABASE, [{ op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', victim]]], row: { priority: 1 } }]);
+  await resynced;
+  resyncMs = Number(process.hrtime.bigint() - resyncStarted) / 1e6;
+}
 await client.close();
-console.log(JSON.stringify({ syncMs, rssMb, decodeNs, changeMs, rows }));
+console.log(JSON.stringify({ syncMs, rssMb, decodeNs, changeMs, resyncMs, rows }));

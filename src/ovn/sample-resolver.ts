@@ -1,0 +1,202 @@
+import type { TableCache } from '../ovsdb/cache';
+import { AclCatalog, type PointIdKind } from './acl-catalog';
+import { hex32, splitObservationDomain } from './cookie';
+import { DatapathDirectory } from './datapath-directory';
+import type {
+  OvnAclVerdict,
+  OvnDatapathInfo,
+  OvnLogicalFlowInfo,
+  OvnSampleApp,
+  OvnSampleEvent,
+  OvnSampleStatus,
+  OvnStageHint,
+  OvnStaleReason,
+  OvnUnknownReason,
+} from './event';
+import { LogicalFlowDirectory, type LogicalFlowTextSource } from './flow-directory';
+import { SamplingApps } from './sampling-apps';
+import { StageHintIndex } from './stage-hints';
+
+interface Base {
+  readonly obsDomainId: number;
+  readonly obsPointId: number;
+  readonly appId: number;
+  readonly datapath: OvnDatapathInfo;
+}
+
+/**
+ * Answers what a sample's observation ids mean, from indexes that follow the NB (and SB) caches
+ * change by change: each answer costs a few map lookups. Knows nothing of connections.
+ */
+export class OvnSampleResolver {
+  private readonly catalog: AclCatalog;
+  private readonly apps: SamplingApps;
+  private readonly datapaths: DatapathDirectory;
+  private readonly flows: LogicalFlowDirectory | undefined;
+
+  /**
+   * Attach before the caches' initial sync, so the indexes grow with them instead of rescanning.
+   * `flowText` reads a logical flow's match and actions, which the SB mirror does not hold.
+   */
+  constructor(nbCache: TableCache, sbCache: TableCache | undefined, flowText?: LogicalFlowTextSource) {
+    this.catalog = new AclCatalog(nbCache);
+    this.apps = new SamplingApps(nbCache);
+    this.datapaths = new DatapathDirectory(nbCache, sbCache);
+    this.flows = sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, new StageHintIndex(nbCache), flowText);
+  }
+
+  /** Resolves once what resolve() would read on demand for these ids is here (a drop sample's flow text). */
+  async prepare(obsDomainId: number, obsPointId: number): Promise<void> {
+    const { appId, datapathKey } = splitObservationDomain(obsDomainId);
+    if (this.flows !== undefined && appId !== 0 && this.apps.typeOf(appId) === 'drop') {
+      await this.flows.prepare(obsPointId, this.datapaths.binding(datapathKey)?._uuid);
+    }
+  }
+
+  /** Takes every index's listeners off the caches, which may outlive the resolver. */
+  detach(): void {
+    this.catalog.detach();
+    this.apps.detach();
+    this.datapaths.detach();
+    this.flows?.detach();
+  }
+
+  resolve(obsDomainId: number, obsPointId: number): OvnSampleEvent {
+    const { appId, datapathKey } = splitObservationDomain(obsDomainId);
+    const base: Base = { obsDomainId, obsPointId, appId, datapath: this.datapaths.resolve(datapathKey) };
+    if (appId === 0) {
+      return this.decodeAcl(base, 'acl-label');
+    }
+    const app = this.apps.typeOf(appId);
+    switch (app) {
+      case 'acl-new':
+      case 'acl-est':
+        return this.decodeAcl(base, app);
+      case 'drop':
+        return this.decodeDrop(base);
+      default:
+        return makeEvent(base, {
+          status: 'unknown',
+          reason: 'unknown-app',
+          message: `No Sampling_App has id ${appId}: not an OVN sample, or sampling apps were reconfigured.`,
+        });
+    }
+  }
+
+  private decodeAcl(base: Base, app: Exclude<OvnSampleApp, 'drop'>): OvnSampleEvent {
+    const point = base.obsPointId;
+    const kind: PointIdKind = app === 'acl-label' ? 'label' : app === 'acl-new' ? 'sample_new' : 'sample_est';
+    const found = this.catalog.match(kind, point);
+    if (found !== undefined) {
+      return makeEvent(base, {
+        status: 'decoded',
+        app,
+        message: found.verdict.message,
+        verdict: found.verdict,
+        otherAcls: found.otherAcls,
+      });
+    }
+    const sampleFound = kind === 'label' || this.catalog.hasSample(point);
+    const previous = this.catalog.formerVerdict(kind, point);
+    const missing = kind === 'label' ? `no ACL has label ${point}` : sampleFound ? `no ACL uses the Sample with metadata ${point} as ${kind}` : `no Sample has metadata ${point}`;
+    return makeEvent(base, {
+      status: 'stale',
+      reason: sampleFound ? 'acl-not-found' : 'sample-not-found',
+      app,
+      message:
+        previous === undefined
+          ? `Stale sample: ${missing} (its ACL was updated or deleted, or is not in the database yet).`
+          : `${previous.message} (stale: ${missing}; the ACL was updated or deleted since the connection started)`,
+      previous,
+    });
+  }
+
+  private decodeDrop(base: Base): OvnSampleEvent {
+    if (this.flows === undefined) {
+      return makeEvent(base, {
+        status: 'unknown',
+        reason: 'no-southbound',
+        app: 'drop',
+        action: 'drop',
+        message: 'Dropped by an OVN logical flow; naming it needs the southbound database (--sb).',
+      });
+    }
+    const binding = this.datapaths.binding(base.datapath.key);
+    const flow = this.flows.find(base.obsPointId, binding?._uuid);
+    if (flow === undefined) {
+      return makeEvent(base, {
+        status: 'stale',
+        reason: 'flow-not-found',
+        app: 'drop',
+        action: 'drop',
+        message: `Dropped by an OVN logical flow that no longer exists (no Logical_Flow UUID starts with ${hex32(base.obsPointId)}).`,
+      });
+    }
+    const hintedAcl = flow.hint?.table === 'ACL' && flow.hint.uuid !== undefined ? this.catalog.verdictOf(flow.hint.uuid) : undefined;
+    const aclExplains = hintedAcl !== undefined && hintedAcl.owner !== undefined && (hintedAcl.action === 'drop' || hintedAcl.action === 'reject');
+    return makeEvent(base, {
+      status: 'decoded',
+      app: 'drop',
+      action: 'drop',
+      message: aclExplains ? hintedAcl.message : flowMessage(flow.stage, flow.source, flow.hint),
+      verdict: hintedAcl,
+      flow,
+    });
+  }
+}
+
+/** The event for a sample that cannot be resolved at all (no cookie, or no synced databases). */
+export function unresolvedEvent(
+  obsDomainId: number,
+  obsPointId: number,
+  reason: Extract<OvnUnknownReason, 'not-ovn-cookie' | 'not-synced'>,
+  message: string,
+): OvnSampleEvent {
+  const { appId, datapathKey } = splitObservationDomain(obsDomainId);
+  return makeEvent({ obsDomainId, obsPointId, appId, datapath: { key: datapathKey } }, { status: 'unknown', reason, message });
+}
+
+interface EventParts {
+  readonly status: OvnSampleStatus;
+  readonly reason?: OvnStaleReason | OvnUnknownReason;
+  readonly app?: OvnSampleApp;
+  readonly message: string;
+  /** Owner and ACL fields; its action unless `action` overrides it. */
+  readonly verdict?: OvnAclVerdict | undefined;
+  readonly action?: string;
+  readonly otherAcls?: readonly string[] | undefined;
+  readonly flow?: OvnLogicalFlowInfo;
+  readonly previous?: OvnAclVerdict | undefined;
+}
+
+/**
+ * Every event has the same keys in the same order (absent ones undefined, which JSON omits):
+ * one object shape keeps the per-sample path monomorphic and free of object spreads.
+ */
+function makeEvent(base: Base, parts: EventParts): OvnSampleEvent {
+  return {
+    status: parts.status,
+    reason: parts.reason,
+    obsDomainId: base.obsDomainId,
+    obsPointId: base.obsPointId,
+    appId: base.appId,
+    app: parts.app,
+    message: parts.message,
+    action: parts.action ?? parts.verdict?.action,
+    owner: parts.verdict?.owner,
+    acl: parts.verdict?.acl,
+    otherAcls: parts.otherAcls,
+    flow: parts.flow,
+    datapath: base.datapath,
+    previous: parts.previous,
+  };
+}
+
+function flowMessage(stage: string | undefined, source: string | undefined, hint: OvnStageHint | undefined): string {
+  const where = [stage === undefined ? 'an OVN logical flow' : `OVN logical flow in stage ${stage}`, source === undefined ? '' : ` (${source})`].join('');
+  if (hint === undefined) {
+    return `Dropped by ${where}`;
+  }
+  const about = hint.table === undefined ? `northbound row ${hint.hint}` : `${hint.table} ${hint.name ?? hint.uuid ?? hint.hint}`;
+  return `Dropped by ${where}, created for ${about}`;
+}
