@@ -3,6 +3,7 @@
     {
       "target_name": "ovn_psample",
       "sources": [
+        "native/abi.cc",
         "native/addon.cc",
         "native/genl_family.cc",
         "native/group_filter.cc",

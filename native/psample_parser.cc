@@ -237,20 +237,19 @@ Verdict decode_message(const uint8_t* datagram, const uint8_t* p, size_t length,
 
 }  // namespace
 
-size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::vector<Message>& out,
-                      ParseCounters& counters) {
+size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::vector<Message>& out, Stats& stats) {
   size_t appended = 0;
   size_t offset = 0;
   while (offset < len) {
     const size_t remaining = len - offset;
     if (remaining < kNlmsgHeaderLen) {
-      ++counters.malformed;
+      ++stats[kMalformed];
       break;
     }
     const uint32_t nlmsg_len = load_host<uint32_t>(buf + offset);
     const bool fits_ranges = offset + nlmsg_len <= std::numeric_limits<uint32_t>::max();
     if (nlmsg_len < kNlmsgHeaderLen || nlmsg_len > remaining || !fits_ranges) {
-      ++counters.malformed;
+      ++stats[kMalformed];
       break;
     }
     Message message;
@@ -258,14 +257,12 @@ size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::v
       case Verdict::kAppend:
         out.push_back(message);
         ++appended;
-        ++counters.messages;
-        if (message.kind == MessageKind::kSample) ++counters.samples;
-        if (message.swapped_layout) ++counters.swapped_layout;
-        counters.unknown_attributes += message.unknown_attrs;
+        if (message.swapped_layout) ++stats[kSwappedLayout];
+        stats[kUnknownAttributes] += message.unknown_attrs;
         break;
       case Verdict::kSkip: break;
-      case Verdict::kForeign: ++counters.foreign; break;
-      case Verdict::kMalformed: ++counters.malformed; break;
+      case Verdict::kForeign: ++stats[kForeign]; break;
+      case Verdict::kMalformed: ++stats[kMalformed]; break;
     }
     const size_t step = align4(nlmsg_len);
     if (step >= remaining) break;

@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
-import { addon, type NativeBatches, type NativeReader } from '../native/binding';
-import { readBatch } from './batch';
+import { addon, NATIVE_LITTLE_ENDIAN, type NativeBatches, type NativeReader } from '../native/binding';
+import { RecordBatch } from './batch';
 import { fromNativeError, PsampleSocketError } from './errors';
 import { nativeReaderOptions } from './options';
+import { STAT, statsObject, statValues } from './stats';
 import type { OpenPsampleOptions, PsampleDropEvent, PsampleMessage, PsampleStats } from './types';
 
 // Samples an async iterator may hold before the socket stops taking from the reader thread;
@@ -120,10 +121,11 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   readonly #signal: AbortSignal | undefined;
   #closed = false;
   #paused = false;
+  #received = 0;
   #kernelDrops = 0;
   #queueDrops = 0;
-  // Filled by each take(): kernel drops, queue drops, failure errno.
-  readonly #counters = new Float64Array(3);
+  // Filled by take() and stats(), in STAT order.
+  readonly #stats = statValues();
 
   constructor(options: OpenPsampleOptions = {}) {
     super();
@@ -148,8 +150,9 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   stats(): PsampleStats {
-    const { failureErrno: _failure, ...stats } = this.#native.stats();
-    return stats;
+    this.#native.stats(this.#stats);
+    this.#stats[STAT.received] = this.#received;
+    return statsObject(this.#stats);
   }
 
   /** Keeps the process alive while open (the default), like a listening server. */
@@ -174,7 +177,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     if (this.#closed) return;
     this.#closed = true;
     this.#signal?.removeEventListener('abort', this.#onAbort);
-    this.#deliver(this.#native.take(this.#counters));
+    this.#deliver(this.#native.take(this.#stats));
     this.#reportDrops();
     this.#native.close();
     const iterators = [...this.#iterators];
@@ -217,15 +220,16 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   // Called by the reader thread (through a thread-safe function) when batches wait.
   readonly #onReadable = (): void => {
     if (this.#closed || this.#paused) return;
-    this.#deliver(this.#native.take(this.#counters));
+    this.#deliver(this.#native.take(this.#stats));
     this.#reportDrops();
-    const failure = this.#counters[2]!;
+    const failure = this.#stats[STAT.failureErrno]!;
     if (failure !== 0) this.#fail(failure);
   };
 
   #deliver(batches: NativeBatches): void {
     for (let i = 0; i < batches.length; i += 3) {
-      readBatch(batches[i] as ArrayBuffer, batches[i + 1] as ArrayBuffer, batches[i + 2] as number, this.#dispatch);
+      const batch = new RecordBatch(batches[i] as ArrayBuffer, batches[i + 1] as ArrayBuffer, batches[i + 2] as number, NATIVE_LITTLE_ENDIAN);
+      for (let index = 0; index < batch.count; index++) this.#dispatch(batch.message(index));
     }
     for (const iterator of this.#iterators) {
       if (iterator.pending > ITERATOR_HIGH_WATER) this.#paused = true;
@@ -233,14 +237,15 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   readonly #dispatch = (message: PsampleMessage): void => {
+    this.#received++;
     if (message.command === 'sample') this.emit('sample', message);
     else this.emit('group', message);
     for (const iterator of this.#iterators) iterator.push(message);
   };
 
   #reportDrops(): void {
-    const kernelDrops = this.#counters[0]!;
-    const queueDrops = this.#counters[1]!;
+    const kernelDrops = this.#stats[STAT.kernelDrops]!;
+    const queueDrops = this.#stats[STAT.queueDrops]!;
     if (kernelDrops !== this.#kernelDrops) {
       const count = kernelDrops - this.#kernelDrops;
       this.#kernelDrops = kernelDrops;
