@@ -144,19 +144,26 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
   }
 
  private:
+  // Plain Node-API with every status checked: this runs while the environment may be tearing down
+  // (worker.terminate()), when calls into JavaScript fail and node-addon-api would build an Error
+  // object, which the dying environment cannot do (it aborts the process).
   static void CallJs(napi_env env, napi_value, void* context, void*) {
     if (env == nullptr) return;  // environment teardown
     ReaderWrap* wrap = (*static_cast<std::shared_ptr<Link>*>(context))->wrap;
     if (wrap == nullptr || wrap->on_readable_.IsEmpty()) return;
-    Napi::Env e(env);
-    Napi::HandleScope scope(e);
-    Napi::Value fn = wrap->on_readable_.Value();
-    if (fn.IsEmpty() || !fn.IsFunction()) return;  // collected after unref: nobody listens any more
-    try {
-      fn.As<Napi::Function>().Call({});
-    } catch (const Napi::Error& error) {
-      error.ThrowAsJavaScriptException();
-    }
+    napi_value fn = nullptr;
+    napi_value receiver = nullptr;
+    if (napi_get_reference_value(env, wrap->on_readable_, &fn) != napi_ok || fn == nullptr) return;  // collected after unref
+    if (napi_get_undefined(env, &receiver) != napi_ok) return;
+    if (napi_call_function(env, receiver, fn, 0, nullptr, nullptr) != napi_pending_exception) return;
+    // A listener threw. Node would only warn (DEP0168) below NAPI_VERSION_EXPERIMENTAL and drop
+    // it: raise it as uncaughtException, like an exception in any other event callback.
+    // (While the environment terminates nothing is pending, and there is nothing to raise.)
+    bool pending = false;
+    napi_value error = nullptr;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending &&
+        napi_get_and_clear_last_exception(env, &error) == napi_ok)
+      (void)napi_fatal_exception(env, error);
   }
 
   static void FinalizeTsfn(napi_env, void* data, void*) {
@@ -203,8 +210,11 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     return o;
   }
 
-  void Close(const Napi::CallbackInfo&) {
+  // close(undelivered: number): stops the reader thread, then counts the messages JavaScript had
+  // taken but not delivered with everything the reader counted as it stopped.
+  void Close(const Napi::CallbackInfo& info) {
     Release();
+    if (info[0].IsNumber()) link_->reader->count_undelivered(static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()));
     on_readable_.Reset();
   }
 

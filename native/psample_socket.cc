@@ -122,6 +122,8 @@ SetupError configure(int fd, const SocketOptions& options, OpenedSocket& out) {
       return setup_error("INVALID_OPTION", "config: the psample family has no 'config' multicast group");
     if (out.config_group != 0)
       if (auto err = join_group(fd, out.config_group, "config", usersock); err.failed()) return err;
+  } else {
+    out.config_group = 0;
   }
   return {};
 }
@@ -139,6 +141,11 @@ SetupError open_psample_socket(const SocketOptions& options, OpenedSocket& out) 
   }
   out.fd = fd;
   return {};
+}
+
+void leave_groups(const OpenedSocket& socket) {
+  for (const uint32_t group : {socket.packets_group, socket.config_group})
+    if (group != 0) (void)setsockopt(socket.fd, SOL_NETLINK, NETLINK_DROP_MEMBERSHIP, &group, sizeof group);
 }
 
 int64_t socket_drops(int fd) {

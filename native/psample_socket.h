@@ -26,13 +26,16 @@ struct OpenedSocket {
   int fd = -1;
   uint16_t family_id = 0;
   uint32_t packets_group = 0;
-  uint32_t config_group = 0;
+  uint32_t config_group = 0;  // joined only with config_events
   bool kernel_filter = false;  // the group filter runs in the kernel (else userspace must apply it)
   int receive_buffer_bytes = 0;  // as the kernel reports it (SO_RCVBUF)
 };
 
 // Must run on the thread that will own the socket's namespace (it may call setns).
 SetupError open_psample_socket(const SocketOptions& options, OpenedSocket& out);
+
+// Leaves every multicast group, so nothing more is queued on the socket (close).
+void leave_groups(const OpenedSocket& socket);
 
 // Messages the kernel dropped for this socket (SK_MEMINFO_DROPS), or -1 if unknown.
 int64_t socket_drops(int fd);

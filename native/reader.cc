@@ -109,10 +109,19 @@ void Reader::stop() {
     }
     if (thread_.joinable()) thread_.join();
     std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& batch : queue_) published_[kCloseDiscards] += batch->count;
+    queue_.clear();
+    queued_.store(0);
+    queued_bytes_.store(0);
     if (socket_.fd >= 0) close(socket_.fd);
     if (wake_fd_ >= 0) close(wake_fd_);
     socket_.fd = wake_fd_ = -1;
   });
+}
+
+void Reader::count_undelivered(uint64_t count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  published_[kCloseDiscards] += count;
 }
 
 void Reader::run(std::promise<SetupError>* ready) {
@@ -130,6 +139,7 @@ void Reader::run(std::promise<SetupError>* ready) {
     building_ = std::make_unique<SampleBatch>();
     auto slots = std::make_unique<ReceiveSlots>();
     read_loop(*slots);
+    drain_for_close(*slots);
   } catch (const std::bad_alloc&) {
     fail(ENOMEM);  // JS closes the socket and reports it; nothing may escape a thread
   }
@@ -181,6 +191,19 @@ bool Reader::receive_some(ReceiveSlots& slots) {
   return true;
 }
 
+// Close: once out of every group nothing more arrives, so what the socket still holds is a known
+// quantity. Each message in it is read and counted (as the sample it would have been, or as the
+// malformed or foreign message it is); none is delivered.
+void Reader::drain_for_close(ReceiveSlots& slots) {
+  closing_ = true;
+  leave_groups(socket_);
+  counting_[kCloseDiscards] += building_->count;
+  building_ = std::make_unique<SampleBatch>();
+  while (receive_some(slots)) {
+  }
+  publish_counts();
+}
+
 void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid,
                              int32_t nsid) {
   counting_[kDatagrams]++;
@@ -199,6 +222,10 @@ void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_p
     if (!socket_.kernel_filter && !options_.groups.empty() &&
         std::find(options_.groups.begin(), options_.groups.end(), m.group) == options_.groups.end()) {
       counting_[kFilteredOut]++;
+      continue;
+    }
+    if (closing_) {
+      counting_[kCloseDiscards]++;
       continue;
     }
     if (queued_.load(std::memory_order_relaxed) + building_->count >= queue_capacity_ ||
@@ -248,7 +275,7 @@ void Reader::publish_counts() {
     changed = changed || counting_[stat] != announced_[stat];
     announced_[stat] = counting_[stat];
   }
-  if (changed) signal_js();
+  if (changed && !closing_) signal_js();
 }
 
 void Reader::fail(int errnum) {

@@ -38,14 +38,19 @@ class Reader {
   // JS thread: takes everything queued, fills `stats` and re-arms the notification.
   std::deque<std::unique_ptr<SampleBatch>> take(Stats& stats);
   Stats stats();
-  // Idempotent; joins the thread and closes the socket. The counters stay readable.
+  // Idempotent. Joins the thread, which first leaves every group and counts what the socket
+  // still held; then counts what was queued for JavaScript, and closes the socket. The counters
+  // stay readable.
   void stop();
+  // After stop(): messages JavaScript had taken but not delivered when it closed the socket.
+  void count_undelivered(uint64_t count);
 
  private:
   Reader(const SocketOptions& options, size_t queue_capacity, Notify notify);
   void run(std::promise<SetupError>* ready);
   void read_loop(ReceiveSlots& slots);
   bool receive_some(ReceiveSlots& slots);
+  void drain_for_close(ReceiveSlots& slots);
   void handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid, int32_t nsid);
   void flush(bool force);
   void publish_counts();
@@ -67,6 +72,7 @@ class Reader {
   std::unique_ptr<SampleBatch> building_;
   Stats counting_{};
   Stats announced_{};  // the counts JavaScript reacts to, as last signalled
+  bool closing_ = false;
 
   mutable std::mutex mutex_;  // guards everything below
   OpenedSocket socket_;

@@ -18,6 +18,9 @@
     "Messages the kernel dropped because the receive buffer was full (SK_MEMINFO_DROPS).")                \
   X(kEnobufs, enobufs, "Times the kernel reported ENOBUFS on receive.")                                   \
   X(kQueueDrops, queueDrops, "Messages read but dropped because the queue towards JavaScript was full.")  \
+  X(kCloseDiscards, closeDiscards,                                                                        \
+    "Messages still in the socket, in the reader's queue or not yet emitted when close() was called: "    \
+    "counted, never delivered.")                                                                          \
   X(kMalformed, malformed, "Messages rejected as truncated or garbled.")                                  \
   X(kUnknownAttributes, unknownAttributes, "Attributes skipped because their type is unknown to this version.") \
   X(kForeign, foreign, "Messages of another netlink family on the socket.")                               \

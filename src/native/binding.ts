@@ -32,7 +32,8 @@ export interface NativeReader {
   /** Fills `out` with every count, in STAT_NAMES order (received excepted: JavaScript counts it). */
   stats(out: Float64Array): void;
   info(): NativeReaderInfo;
-  close(): void;
+  /** Stops the reader thread and counts what was never delivered, plus `undelivered` messages JavaScript had taken. */
+  close(undelivered: number): void;
   ref(): void;
   unref(): void;
 }

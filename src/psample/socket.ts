@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
-import { addon, NATIVE_LITTLE_ENDIAN, type NativeBatches, type NativeReader } from '../native/binding';
-import { RecordBatch } from './batch';
+import { addon, type NativeReader } from '../native/binding';
+import { DeliveryQueue } from './delivery';
 import { fromNativeError, PsampleSocketError } from './errors';
+import { type IteratorOwner, SampleIterator } from './iterator';
 import { nativeReaderOptions } from './options';
 import { STAT, statsObject, statValues } from './stats';
 import type { OpenPsampleOptions, PsampleDropEvent, PsampleMessage, PsampleStats } from './types';
@@ -13,81 +14,14 @@ import type { OpenPsampleOptions, PsampleDropEvent, PsampleMessage, PsampleStats
 const ITERATOR_HIGH_WATER = 65_536;
 const ITERATOR_LOW_WATER = 16_384;
 
+const DROP_KINDS = [
+  ['kernel', STAT.kernelDrops],
+  ['queue', STAT.queueDrops],
+  ['close', STAT.closeDiscards],
+] as const;
+
 const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? (Symbol.for('nodejs.asyncDispose') as typeof Symbol.asyncDispose);
-
-interface Waiter {
-  resolve(result: IteratorResult<PsampleMessage>): void;
-  reject(error: unknown): void;
-}
-
-class SampleIterator implements AsyncIterableIterator<PsampleMessage> {
-  readonly buffer: PsampleMessage[] = [];
-  head = 0;
-  waiter: Waiter | undefined;
-  done = false;
-  failure: unknown;
-
-  constructor(private readonly owner: PsampleSocket) {}
-
-  get pending(): number {
-    return this.buffer.length - this.head;
-  }
-
-  push(message: PsampleMessage): void {
-    if (this.waiter) {
-      const waiter = this.waiter;
-      this.waiter = undefined;
-      waiter.resolve({ value: message, done: false });
-    } else {
-      this.buffer.push(message);
-    }
-  }
-
-  finish(failure?: unknown): void {
-    this.done = true;
-    this.failure = failure;
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    if (waiter && failure !== undefined) waiter.reject(failure);
-    else waiter?.resolve({ value: undefined, done: true });
-  }
-
-  next(): Promise<IteratorResult<PsampleMessage>> {
-    if (this.head < this.buffer.length) {
-      const value = this.buffer[this.head]!;
-      this.head++;
-      if (this.head === this.buffer.length) {
-        this.buffer.length = 0;
-        this.head = 0;
-      } else if (this.head >= 1024 && this.head * 2 >= this.buffer.length) {
-        // A consumer that never quite catches up must not keep every consumed sample alive.
-        this.buffer.splice(0, this.head);
-        this.head = 0;
-      }
-      this.owner.iteratorDrained();
-      return Promise.resolve({ value, done: false });
-    }
-    if (this.done) {
-      return this.failure !== undefined
-        ? Promise.reject(this.failure)
-        : Promise.resolve({ value: undefined, done: true });
-    }
-    return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
-    });
-  }
-
-  return(): Promise<IteratorResult<PsampleMessage>> {
-    this.owner.detach(this);
-    this.finish();
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-}
 
 export interface PsampleSocketEvents {
   sample: [PsampleMessage];
@@ -106,7 +40,7 @@ export interface PsampleSocketEvents {
  * for everyone (listeners included), the native queue fills and then counts drops. An iterator
  * that is no longer read must be ended (break / return()) so it does not hold the others back.
  */
-export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage> {
+export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage>, IteratorOwner {
   /** The netlink family id the messages carry (psample's, resolved at open). */
   readonly familyId: number;
   /** The multicast group joined for samples. */
@@ -117,15 +51,15 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   readonly kernelFilter: boolean;
 
   readonly #native: NativeReader;
+  readonly #deliveries = new DeliveryQueue();
   readonly #iterators = new Set<SampleIterator>();
   readonly #signal: AbortSignal | undefined;
   #closed = false;
   #paused = false;
   #received = 0;
-  #kernelDrops = 0;
-  #queueDrops = 0;
-  // Filled by take() and stats(), in STAT order.
+  // Filled by take() and stats(); #reported holds the totals the events have announced.
   readonly #stats = statValues();
+  readonly #reported = statValues();
 
   constructor(options: OpenPsampleOptions = {}) {
     super();
@@ -149,6 +83,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     return this.#closed;
   }
 
+  /** Every count (see PsampleStats); still readable after close, when they are final. */
   stats(): PsampleStats {
     this.#native.stats(this.#stats);
     this.#stats[STAT.received] = this.#received;
@@ -167,22 +102,26 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     return this;
   }
 
+  /**
+   * Stops at once: no `sample` or `group` event follows, even when called from a listener.
+   * The reader thread is stopped first; what it had read but JavaScript had not delivered, and
+   * what the socket still held, is counted in stats().closeDiscards (and a `drop` event of kind
+   * 'close'), then `close` is emitted.
+   */
   close(): void {
     this.#close(undefined);
   }
 
-  // Whatever the reader thread already queued is delivered, to listeners and iterators alike,
-  // before the iterators end (with the failure, if any).
   #close(failure: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#signal?.removeEventListener('abort', this.#onAbort);
-    this.#deliver(this.#native.take(this.#stats));
-    this.#reportDrops();
-    this.#native.close();
+    this.#native.close(this.#deliveries.discard());
+    this.#native.stats(this.#stats);
     const iterators = [...this.#iterators];
     this.#iterators.clear();
     for (const iterator of iterators) iterator.finish(failure);
+    this.#reportDrops();
     this.emit('close');
     if (failure !== undefined) {
       if (this.listenerCount('error') > 0) this.emit('error', failure);
@@ -217,44 +156,51 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
 
   readonly #onAbort = (): void => this.close();
 
-  // Called by the reader thread (through a thread-safe function) when batches wait.
+  // Called by the reader thread (through a thread-safe function) when batches or new counts
+  // wait, and again on the next turn of the event loop after a listener threw.
   readonly #onReadable = (): void => {
     if (this.#closed || this.#paused) return;
-    this.#deliver(this.#native.take(this.#stats));
-    this.#reportDrops();
+    this.#deliveries.add(this.#native.take(this.#stats));
+    this.#deliver();
+    if (this.#closed) return;
     const failure = this.#stats[STAT.failureErrno]!;
-    if (failure !== 0) this.#fail(failure);
-  };
-
-  #deliver(batches: NativeBatches): void {
-    for (let i = 0; i < batches.length; i += 3) {
-      const batch = new RecordBatch(batches[i] as ArrayBuffer, batches[i + 1] as ArrayBuffer, batches[i + 2] as number, NATIVE_LITTLE_ENDIAN);
-      for (let index = 0; index < batch.count; index++) this.#dispatch(batch.message(index));
-    }
+    if (failure !== 0) return this.#fail(failure);
+    this.#reportDrops();
     for (const iterator of this.#iterators) {
       if (iterator.pending > ITERATOR_HIGH_WATER) this.#paused = true;
     }
-  }
-
-  readonly #dispatch = (message: PsampleMessage): void => {
-    this.#received++;
-    if (message.command === 'sample') this.emit('sample', message);
-    else this.emit('group', message);
-    for (const iterator of this.#iterators) iterator.push(message);
   };
 
-  #reportDrops(): void {
-    const kernelDrops = this.#stats[STAT.kernelDrops]!;
-    const queueDrops = this.#stats[STAT.queueDrops]!;
-    if (kernelDrops !== this.#kernelDrops) {
-      const count = kernelDrops - this.#kernelDrops;
-      this.#kernelDrops = kernelDrops;
-      this.emit('drop', { kind: 'kernel', count, total: kernelDrops });
+  // An exception in a listener goes where Node sends one from any event source: the addon
+  // raises it as 'uncaughtException' (see CallJs in native/addon.cc). If the process survives
+  // it, the rest of the batch follows on the next turn of the event loop, in order.
+  #deliver(): void {
+    try {
+      for (let message = this.#deliveries.next(); message !== undefined; message = this.#deliveries.next()) {
+        this.#dispatch(message);
+        if (this.#closed) return;
+      }
+    } catch (error) {
+      if (!this.#closed) setImmediate(this.#onReadable);
+      throw error;
     }
-    if (queueDrops !== this.#queueDrops) {
-      const count = queueDrops - this.#queueDrops;
-      this.#queueDrops = queueDrops;
-      this.emit('drop', { kind: 'queue', count, total: queueDrops });
+  }
+
+  // Iterators first: a listener that throws must not take the message from them.
+  #dispatch(message: PsampleMessage): void {
+    this.#received++;
+    for (const iterator of this.#iterators) iterator.push(message);
+    if (message.command === 'sample') this.emit('sample', message);
+    else this.emit('group', message);
+  }
+
+  #reportDrops(): void {
+    for (const [kind, stat] of DROP_KINDS) {
+      const total = this.#stats[stat]!;
+      const count = total - this.#reported[stat]!;
+      if (count === 0) continue;
+      this.#reported[stat] = total;
+      this.emit('drop', { kind, count, total });
     }
   }
 

@@ -79,7 +79,12 @@ export interface PsampleMessage {
 export type { PsampleStats } from '../native/abi.generated';
 
 export interface PsampleDropEvent {
-  kind: 'kernel' | 'queue';
+  /**
+   * kernel: the receive buffer was full (stats().kernelDrops); queue: the queue towards
+   * JavaScript was full (queueDrops); close: still in the socket or not yet delivered when the
+   * socket closed (closeDiscards).
+   */
+  kind: 'kernel' | 'queue' | 'close';
   /** Newly counted drops. */
   count: number;
   /** Total drops of this kind since open. */
