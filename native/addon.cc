@@ -201,12 +201,13 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
 
   Napi::Value Info(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    const OpenedSocket& s = link_->reader->socket();
+    const Subscription s = link_->reader->subscription();
     Napi::Object o = Napi::Object::New(env);
-    o.Set("familyId", Napi::Number::New(env, s.family_id));
-    o.Set("groupId", Napi::Number::New(env, s.packets_group));
-    o.Set("kernelFilter", Napi::Boolean::New(env, s.kernel_filter));
-    o.Set("receiveBufferBytes", Napi::Number::New(env, s.receive_buffer_bytes));
+    o.Set("familyId", Napi::Number::New(env, s.socket.family_id));
+    o.Set("groupId", Napi::Number::New(env, s.socket.packets_group));
+    o.Set("kernelFilter", Napi::Boolean::New(env, s.socket.kernel_filter));
+    o.Set("receiveBufferBytes", Napi::Number::New(env, s.socket.receive_buffer_bytes));
+    if (s.last_gap_ms >= 0) o.Set("lastGapMs", Napi::Number::New(env, s.last_gap_ms));
     return o;
   }
 

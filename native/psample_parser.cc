@@ -17,6 +17,7 @@ constexpr uint16_t kNlmsgError = 2;
 constexpr uint16_t kNlmsgDone = 3;
 constexpr uint16_t kNlmsgOverrun = 4;
 constexpr uint16_t kNlmsgMinType = 0x10;
+constexpr uint16_t kGenlIdCtrl = 0x10;
 
 // include/uapi/linux/openvswitch.h: psample reuses OVS's VXLAN option nest.
 constexpr uint16_t kVxlanExtGbp = 1;
@@ -231,6 +232,10 @@ Verdict decode_message(const uint8_t* datagram, const uint8_t* p, size_t length,
   const uint8_t* payload = p + kNlmsgHeaderLen;
   const size_t payload_length = length - kNlmsgHeaderLen;
   if (message.nlmsg_type < kNlmsgMinType) return decode_control(message.nlmsg_type, payload, payload_length, message);
+  if (message.nlmsg_type == kGenlIdCtrl) {
+    message.kind = MessageKind::kController;
+    return Verdict::kAppend;
+  }
   if (family_id != 0 && message.nlmsg_type != family_id) return Verdict::kForeign;
   return decode_generic(datagram, payload, payload_length, message);
 }
@@ -253,6 +258,7 @@ size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::v
       break;
     }
     Message message;
+    message.whole = ByteRange{static_cast<uint32_t>(offset), nlmsg_len};
     switch (decode_message(buf, buf + offset, nlmsg_len, family_id, message)) {
       case Verdict::kAppend:
         out.push_back(message);

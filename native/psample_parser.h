@@ -90,6 +90,7 @@ enum class MessageKind : uint8_t {
   kError,       // NLMSG_ERROR (error == 0 is an ACK)
   kDone,        // NLMSG_DONE
   kOverrun,     // NLMSG_OVERRUN
+  kController,  // generic-netlink controller (GENL_ID_CTRL): `whole` is for genl_family.h to read
 };
 
 struct Message {
@@ -120,11 +121,12 @@ struct Message {
   Tunnel tunnel;               // meaningful when present has bit kAttrTunnel
   uint16_t unknown_attrs = 0;  // attributes > 16 (or unknown tunnel keys) skipped in this message
   int32_t error = 0;           // kError: the negative errno from struct nlmsgerr; kDone: a dump's final errno, if sent
+  ByteRange whole;             // the whole netlink message, header included
 };
 
 
-// Parses every netlink message in one datagram and appends the psample and netlink control
-// ones to `out`.
+// Parses every netlink message in one datagram and appends the psample, netlink control and
+// generic-netlink controller ones to `out`.
 // family_id: the resolved psample family; 0 accepts any family (offline decoding).
 // Never reads outside [buf, buf + len); never throws. A malformed message is counted in
 // stats[kMalformed] and skipped (when a header is unusable the rest of the datagram is counted as

@@ -215,6 +215,12 @@ void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_p
   parsed_.clear();
   parse_datagram(data, len, socket_.family_id, parsed_, counting_);
   for (const Message& m : parsed_) {
+    if (m.kind == MessageKind::kController) {
+      counting_[kControlMessages]++;
+      // A peer namespace's copy (listenAllNsid) of a notification this namespace also gets.
+      if (!has_nsid && !closing_) handle_controller(data + m.whole.offset, m.whole.length);
+      continue;
+    }
     if (m.kind != MessageKind::kSample && m.kind != MessageKind::kGroup) {
       counting_[kControlMessages]++;
       continue;
@@ -235,6 +241,42 @@ void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_p
     }
     building_->append(m, data, has_nsid, nsid);
   }
+}
+
+// The kernel drops a family's group memberships when the family is unregistered (psample module
+// unloaded, Open vSwitch upgrade), and registering it again may give it a new family id and new
+// group ids: without following it, the socket would never hear a sample again.
+void Reader::handle_controller(const uint8_t* message, size_t len) {
+  FamilyInfo family;
+  const FamilyEvent event = parse_family_event(message, len, family);
+  if (event == FamilyEvent::kOther || family.name != "psample") return;
+  if (event == FamilyEvent::kUnregistered) {
+    if (!gap_open_) {
+      gap_open_ = true;
+      gap_start_ = std::chrono::steady_clock::now();
+      counting_[kFamilyGaps]++;
+    }
+    return;
+  }
+  // A registration whose unregistration was missed (dropped with a full receive buffer) still
+  // cost the membership; one that changes nothing (a duplicate) did not.
+  const bool lost = gap_open_ || family.id != socket_.family_id || !in_packets_group(socket_);
+  OpenedSocket followed = socket_;
+  if (const int err = follow_psample_family(options_, family, followed); err != 0) {
+    fail(err);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  socket_ = followed;
+  if (!lost) return;
+  if (gap_open_) {
+    last_gap_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gap_start_).count();
+  } else {
+    last_gap_ms_ = -1;
+    counting_[kFamilyGaps]++;
+  }
+  gap_open_ = false;
+  counting_[kRejoins]++;
 }
 
 void Reader::flush(bool force) {
@@ -271,7 +313,7 @@ void Reader::publish_counts() {
     published_ = counting_;
   }
   bool changed = false;
-  for (const Stat stat : {kKernelDrops, kQueueDrops}) {
+  for (const Stat stat : {kKernelDrops, kQueueDrops, kFamilyGaps, kRejoins}) {
     changed = changed || counting_[stat] != announced_[stat];
     announced_[stat] = counting_[stat];
   }
@@ -324,6 +366,11 @@ Stats Reader::snapshot() const {
 uint64_t Reader::unread_socket_drops() const {
   const int64_t now = socket_.fd >= 0 ? socket_drops(socket_.fd) : -1;
   return now >= 0 ? static_cast<uint32_t>(static_cast<uint32_t>(now) - last_socket_drops_) : 0;
+}
+
+Subscription Reader::subscription() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return Subscription{socket_, last_gap_ms_};
 }
 
 }  // namespace ovnpsample

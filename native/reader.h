@@ -1,8 +1,10 @@
 // The reader thread: drains the netlink socket into a bounded queue of SampleBatches while the
-// JavaScript thread is busy, and counts every message it cannot deliver. No N-API here.
+// JavaScript thread is busy, follows the psample family when it registers again, and counts
+// every message it cannot deliver. No N-API here.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -21,6 +23,12 @@ namespace ovnpsample {
 
 struct ReceiveSlots;
 
+// What the socket subscribes to now, for JavaScript.
+struct Subscription {
+  OpenedSocket socket;
+  double last_gap_ms = -1;  // how long the last family gap lasted; -1: none, or its start was missed
+};
+
 class Reader {
  public:
   // Called on the reader thread when batches (or new counts JavaScript reports) wait and JS was
@@ -33,7 +41,7 @@ class Reader {
                                        SetupError& error);
   ~Reader();
 
-  const OpenedSocket& socket() const { return socket_; }
+  Subscription subscription();
 
   // JS thread: takes everything queued, fills `stats` and re-arms the notification.
   std::deque<std::unique_ptr<SampleBatch>> take(Stats& stats);
@@ -52,6 +60,7 @@ class Reader {
   bool receive_some(ReceiveSlots& slots);
   void drain_for_close(ReceiveSlots& slots);
   void handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid, int32_t nsid);
+  void handle_controller(const uint8_t* message, size_t len);
   void flush(bool force);
   void publish_counts();
   void fail(int errnum);
@@ -67,15 +76,18 @@ class Reader {
   std::once_flag stopped_;
   std::atomic<bool> stopping_{false};
 
-  // reader-thread only
+  // reader-thread only (socket_ is also written by it alone, under mutex_)
   std::vector<Message> parsed_;
   std::unique_ptr<SampleBatch> building_;
   Stats counting_{};
   Stats announced_{};  // the counts JavaScript reacts to, as last signalled
   bool closing_ = false;
+  bool gap_open_ = false;
+  std::chrono::steady_clock::time_point gap_start_;
 
   mutable std::mutex mutex_;  // guards everything below
   OpenedSocket socket_;
+  double last_gap_ms_ = -1;
   uint32_t last_socket_drops_ = 0;
   std::deque<std::unique_ptr<SampleBatch>> queue_;
   Stats published_{};

@@ -28,7 +28,12 @@
   X(kSwappedLayout, swappedLayout, "Messages in the swapped attribute order of unfixed 5.8-5.11 kernels.") \
   X(kFilteredOut, filteredOut, "Samples of unwanted groups that reached userspace and were discarded there.") \
   X(kControlMessages, controlMessages,                                                                    \
-    "NLMSG_ERROR / NLMSG_DONE / NLMSG_OVERRUN messages seen (none are expected on a multicast socket).")  \
+    "Netlink control messages (NLMSG_ERROR / NLMSG_DONE / NLMSG_OVERRUN) and generic-netlink controller " \
+    "notifications (families and multicast groups coming and going).")                                    \
+  X(kFamilyGaps, familyGaps,                                                                              \
+    "Times the psample family was unregistered (module unloaded, Open vSwitch upgrade): from then until " \
+    "the socket rejoins, no sample can reach it.")                                                        \
+  X(kRejoins, rejoins, "Times the socket joined the packets group of a re-registered psample family.")   \
   X(kQueued, queued, "Messages waiting in the queue towards JavaScript right now.")                       \
   X(kFailureErrno, failureErrno,                                                                          \
     "The errno the reader thread stopped on (0 while healthy); the socket then closes with a SOCKET_ERROR.")

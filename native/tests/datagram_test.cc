@@ -89,6 +89,26 @@ TEST_CASE("messages of another family are counted as foreign and skipped") {
   CHECK_EQ(offline.counters[kForeign], 0u);
 }
 
+TEST_CASE("generic-netlink controller messages are handed over whole, whatever the family filter") {
+  NetlinkBuilder b;
+  add_sample(b, 1);
+  const size_t controller_at = b.size();
+  b.begin_message(kNlctrlFamily).genl(2 /* CTRL_CMD_DELFAMILY */, 2);
+  b.attr_host<uint16_t>(1 /* CTRL_ATTR_FAMILY_ID */, kPsampleFamily).attr(2 /* CTRL_ATTR_FAMILY_NAME */, "psample", 8);
+  b.end_message();
+  for (const uint16_t family : {kPsampleFamily, uint16_t{0}}) {
+    const Parsed parsed = parse_exact(b.bytes(), family);
+    if (!CHECK_EQ(parsed.messages.size(), 2u)) continue;
+    const Message& controller = parsed.messages[1];
+    CHECK(controller.kind == MessageKind::kController);
+    CHECK_EQ(controller.whole.offset, controller_at);
+    CHECK_EQ(controller.whole.length, b.size() - controller_at);
+    CHECK_EQ(parsed.messages[0].whole.offset, 0u);
+    CHECK_EQ(parsed.messages[0].whole.length, controller_at);
+    CHECK_EQ(parsed.counters[kForeign], 0u);
+  }
+}
+
 TEST_CASE("reserved netlink control types are foreign to every family") {
   NetlinkBuilder b;
   b.begin_message(5).raw({1, 2, 3, 4}).end_message();

@@ -16,11 +16,14 @@ export interface NativeReaderOptions {
   queueCapacity: number;
 }
 
+/** What the socket subscribes to now: the family and group ids change when psample registers again. */
 export interface NativeReaderInfo {
   familyId: number;
   groupId: number;
   kernelFilter: boolean;
   receiveBufferBytes: number;
+  /** How long the last family gap lasted; absent when there was none, or its start was missed. */
+  lastGapMs?: number;
 }
 
 /** Flattened batches: [records, payload, count, records, payload, count, ...]. */

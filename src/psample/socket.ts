@@ -1,13 +1,13 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
-import { addon, type NativeReader } from '../native/binding';
+import { addon, type NativeReader, type NativeReaderInfo } from '../native/binding';
 import { DeliveryQueue } from './delivery';
 import { fromNativeError, PsampleSocketError } from './errors';
 import { type IteratorOwner, SampleIterator } from './iterator';
 import { nativeReaderOptions } from './options';
 import { STAT, statsObject, statValues } from './stats';
-import type { OpenPsampleOptions, PsampleDropEvent, PsampleMessage, PsampleStats } from './types';
+import type { OpenPsampleOptions, PsampleDropEvent, PsampleGapEvent, PsampleMessage, PsampleStats } from './types';
 
 // Samples an async iterator may hold before the socket stops taking from the reader thread;
 // beyond that the native queue fills and then counts drops, rather than memory growing unbounded.
@@ -27,6 +27,7 @@ export interface PsampleSocketEvents {
   sample: [PsampleMessage];
   group: [PsampleMessage];
   drop: [PsampleDropEvent];
+  gap: [PsampleGapEvent];
   error: [Error];
   close: [];
 }
@@ -41,10 +42,6 @@ export interface PsampleSocketEvents {
  * that is no longer read must be ended (break / return()) so it does not hold the others back.
  */
 export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage>, IteratorOwner {
-  /** The netlink family id the messages carry (psample's, resolved at open). */
-  readonly familyId: number;
-  /** The multicast group joined for samples. */
-  readonly groupId: number;
   /** The kernel's receive buffer size actually granted (it counts skb overhead, so about 2x the request). */
   readonly receiveBufferBytes: number;
   /** False when the group filter could not be attached in the kernel and runs in userspace. */
@@ -54,6 +51,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   readonly #deliveries = new DeliveryQueue();
   readonly #iterators = new Set<SampleIterator>();
   readonly #signal: AbortSignal | undefined;
+  #info: NativeReaderInfo;
   #closed = false;
   #paused = false;
   #received = 0;
@@ -69,14 +67,22 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     } catch (error) {
       throw fromNativeError(error);
     }
-    const info = this.#native.info();
-    this.familyId = info.familyId;
-    this.groupId = info.groupId;
-    this.receiveBufferBytes = info.receiveBufferBytes;
-    this.kernelFilter = info.kernelFilter;
+    this.#info = this.#native.info();
+    this.receiveBufferBytes = this.#info.receiveBufferBytes;
+    this.kernelFilter = this.#info.kernelFilter;
     this.#signal = options.signal;
     if (this.#signal?.aborted) this.close();
     else this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** The netlink family id the messages carry (psample's: it may change when psample registers again). */
+  get familyId(): number {
+    return this.#info.familyId;
+  }
+
+  /** The multicast group joined for samples (it may change when psample registers again). */
+  get groupId(): number {
+    return this.#info.groupId;
   }
 
   get closed(): boolean {
@@ -166,6 +172,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     const failure = this.#stats[STAT.failureErrno]!;
     if (failure !== 0) return this.#fail(failure);
     this.#reportDrops();
+    this.#reportGaps();
     for (const iterator of this.#iterators) {
       if (iterator.pending > ITERATOR_HIGH_WATER) this.#paused = true;
     }
@@ -201,6 +208,21 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
       if (count === 0) continue;
       this.#reported[stat] = total;
       this.emit('drop', { kind, count, total });
+    }
+  }
+
+  #reportGaps(): void {
+    const gaps = this.#stats[STAT.familyGaps]!;
+    const rejoins = this.#stats[STAT.rejoins]!;
+    if (gaps !== this.#reported[STAT.familyGaps]) {
+      this.#reported[STAT.familyGaps] = gaps;
+      this.emit('gap', { phase: 'start', total: gaps });
+    }
+    if (rejoins !== this.#reported[STAT.rejoins]) {
+      this.#reported[STAT.rejoins] = rejoins;
+      this.#info = this.#native.info();
+      const { familyId, groupId, lastGapMs } = this.#info;
+      this.emit('gap', { phase: 'end', total: gaps, familyId, groupId, durationMs: lastGapMs });
     }
   }
 

@@ -90,3 +90,19 @@ export interface PsampleDropEvent {
   /** Total drops of this kind since open. */
   total: number;
 }
+
+/**
+ * The psample family went away (module unloaded, Open vSwitch upgrade: 'start'), and the socket
+ * joined it again when it came back ('end'). In between no sample could reach the socket, and
+ * the kernel cannot say how many there were.
+ */
+export interface PsampleGapEvent {
+  phase: 'start' | 'end';
+  /** Gaps since open (stats().familyGaps). */
+  total: number;
+  /** end: the family id and packets group joined (a re-registered family may get new ones). */
+  familyId?: number;
+  groupId?: number;
+  /** end: how long the socket could not receive; undefined when the unregistration was missed. */
+  durationMs?: number;
+}
