@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 
+import { STAT_NAMES } from '../../src/native/abi.generated';
 import { addon } from '../../src/native/binding';
 
 // native/batch_layout.h and native/socket_stats.h are the one definition of the batch layout and
@@ -17,4 +19,9 @@ it('the checked-in src/native/abi.generated.ts is what the built addon exports',
 
 it('the addon declares its byte order, and it is the host order JavaScript sees', () => {
   expect(addon.abi.littleEndian).toBe(new Uint8Array(new Uint16Array([1]).buffer)[0] === 1);
+});
+
+it('the README documents every counter stats() returns', () => {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  expect(STAT_NAMES.filter((name) => !readme.includes(`| \`${name}\` |`))).toEqual([]);
 });
