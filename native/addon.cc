@@ -153,7 +153,8 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     if (wrap == nullptr || wrap->on_readable_.IsEmpty()) return;
     napi_value fn = nullptr;
     napi_value receiver = nullptr;
-    if (napi_get_reference_value(env, wrap->on_readable_, &fn) != napi_ok || fn == nullptr) return;  // collected after unref
+    // fn is null once the listener was collected after unref(): nobody listens any more.
+    if (napi_get_reference_value(env, wrap->on_readable_, &fn) != napi_ok || fn == nullptr) return;
     if (napi_get_undefined(env, &receiver) != napi_ok) return;
     if (napi_call_function(env, receiver, fn, 0, nullptr, nullptr) != napi_pending_exception) return;
     // A listener threw. Node would only warn (DEP0168) below NAPI_VERSION_EXPERIMENTAL and drop
@@ -215,7 +216,8 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
   // taken but not delivered with everything the reader counted as it stopped.
   void Close(const Napi::CallbackInfo& info) {
     Release();
-    if (info[0].IsNumber()) link_->reader->count_undelivered(static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()));
+    if (info[0].IsNumber())
+      link_->reader->count_undelivered(static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()));
     on_readable_.Reset();
   }
 

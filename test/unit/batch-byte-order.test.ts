@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 
-import { decodePsample, encodePsample, type PsampleMessage } from '../../src/index';
+import { decodePsample, encodePsample } from '../../src/index';
 import { ABI_SOURCE, RECORD, RECORD_BYTES, RECORD_FLAGS } from '../../src/native/abi.generated';
 import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import { RecordBatch } from '../../src/psample/batch';
 import { statValues } from '../../src/psample/stats';
-import { vectors } from '../support/fixtures';
+import { everyAttributeSample, vectors } from '../support/fixtures';
 
 // The batch records carry their numbers in the byte order the addon declares (the host's). The
 // reader is run here on records rewritten in the other order, as an addon on a host of the
@@ -38,44 +38,6 @@ function inOtherOrder(records: ArrayBuffer, payload: ArrayBuffer, count: number)
   return [swappedRecords.buffer, swappedPayload.buffer];
 }
 
-const everyField: PsampleMessage = {
-  command: 'sample',
-  group: 0x01020304,
-  groupSeq: 0xa0b0c0d0,
-  iifindex: 0x0102,
-  oifindex: 0x0304,
-  origSize: 1500,
-  rate: 0xfffffffe,
-  probability: true,
-  timestampNs: 0x0102030405060708n,
-  latencyNs: 0x1112131415161718n,
-  outTc: 0x0a0b,
-  outTcOcc: 0x2122232425262728n,
-  proto: 0x86dd,
-  data: Uint8Array.from({ length: 37 }, (_, i) => i),
-  userCookie: Uint8Array.from([0x2b, 0, 0, 3, 0, 0, 3, 0xf4]),
-  groupRefcount: undefined,
-  tunnel: {
-    id: 0x0102030405060708n,
-    ipv4Src: '192.0.2.1',
-    ipv4Dst: '198.51.100.2',
-    ipv6Src: '2001:db8::1',
-    ipv6Dst: 'fe80::a:b:c',
-    tos: 0x28,
-    ttl: 64,
-    tpSrc: 0xc001,
-    tpDst: 6081,
-    dontFragment: true,
-    csum: false,
-    oam: true,
-    ipv4InfoBridge: false,
-    geneveOptions: Uint8Array.from([0x01, 0x02, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef]),
-    vxlanGbp: 0x00800100,
-    erspanOptions: Uint8Array.from([0, 0, 0, 2, 0, 0, 0, 7]),
-  },
-  nsid: undefined,
-};
-
 function nativeBatch(datagram: Uint8Array): [ArrayBuffer, ArrayBuffer, number] {
   return addon.decode(datagram, 0, statValues());
 }
@@ -83,7 +45,7 @@ function nativeBatch(datagram: Uint8Array): [ArrayBuffer, ArrayBuffer, number] {
 describe('batch records in the other byte order', () => {
   const datagram = Buffer.concat([
     ...vectors().map((v) => v.bytes),
-    encodePsample(everyField),
+    encodePsample(everyAttributeSample),
     encodePsample({ command: 'new-group', group: 0x0a0b0c0d, groupRefcount: 0x01020304 }),
   ]);
   const [records, payload, count] = nativeBatch(datagram);
@@ -93,7 +55,7 @@ describe('batch records in the other byte order', () => {
     const expected = decodePsample(datagram);
     expect(count).toBe(expected.length);
     expect(new RecordBatch(swappedRecords, swappedPayload, count, !NATIVE_LITTLE_ENDIAN).messages()).toEqual(expected);
-    expect(expected.at(-2)).toEqual(everyField);
+    expect(expected.at(-2)).toEqual(everyAttributeSample);
     expect(expected.at(-1)).toMatchObject({ command: 'new-group', group: 0x0a0b0c0d, groupRefcount: 0x01020304 });
   });
 
