@@ -3,6 +3,7 @@
     {
       "target_name": "ovn_psample",
       "sources": [
+        "native/abi.cc",
         "native/addon.cc",
         "native/genl_family.cc",
         "native/group_filter.cc",
@@ -15,7 +16,7 @@
         "native/setup_error.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
-      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED", "NAPI_CPP_EXCEPTIONS"],
+      "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
       "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-O2"]

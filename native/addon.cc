@@ -7,15 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "abi.h"
 #include "injector.h"
 #include "psample_parser.h"
 #include "reader.h"
 #include "sample_batch.h"
+#include "socket_stats.h"
 
 namespace ovnpsample {
 
 namespace {
-
 
 [[noreturn]] void throw_setup_error(Napi::Env env, const SetupError& error) {
   Napi::Error e = Napi::Error::New(env, error.message);
@@ -63,6 +64,18 @@ bool get_bool(const Napi::Object& o, const char* key) {
 std::string get_string(const Napi::Object& o, const char* key) {
   Napi::Value v = o.Get(key);
   return v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
+}
+
+// Counts cross to JavaScript as doubles in socket_stats.h's order: exact below 2^53.
+Napi::Float64Array stats_argument(Napi::Value value, const char* usage) {
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+      value.As<Napi::Float64Array>().ElementLength() != kStatCount)
+    throw_invalid(value.Env(), usage);
+  return value.As<Napi::Float64Array>();
+}
+
+void write_stats(const Stats& stats, Napi::Float64Array out) {
+  for (size_t i = 0; i < kStatCount; i++) out[i] = static_cast<double>(stats[i]);
 }
 
 class ReaderWrap;
@@ -131,19 +144,27 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
   }
 
  private:
+  // Plain Node-API with every status checked: this runs while the environment may be tearing down
+  // (worker.terminate()), when calls into JavaScript fail and node-addon-api would build an Error
+  // object, which the dying environment cannot do (it aborts the process).
   static void CallJs(napi_env env, napi_value, void* context, void*) {
     if (env == nullptr) return;  // environment teardown
     ReaderWrap* wrap = (*static_cast<std::shared_ptr<Link>*>(context))->wrap;
     if (wrap == nullptr || wrap->on_readable_.IsEmpty()) return;
-    Napi::Env e(env);
-    Napi::HandleScope scope(e);
-    Napi::Value fn = wrap->on_readable_.Value();
-    if (fn.IsEmpty() || !fn.IsFunction()) return;  // collected after unref: nobody listens any more
-    try {
-      fn.As<Napi::Function>().Call({});
-    } catch (const Napi::Error& error) {
-      error.ThrowAsJavaScriptException();
-    }
+    napi_value fn = nullptr;
+    napi_value receiver = nullptr;
+    // fn is null once the listener was collected after unref(): nobody listens any more.
+    if (napi_get_reference_value(env, wrap->on_readable_, &fn) != napi_ok || fn == nullptr) return;
+    if (napi_get_undefined(env, &receiver) != napi_ok) return;
+    if (napi_call_function(env, receiver, fn, 0, nullptr, nullptr) != napi_pending_exception) return;
+    // A listener threw. Node would only warn (DEP0168) below NAPI_VERSION_EXPERIMENTAL and drop
+    // it: raise it as uncaughtException, like an exception in any other event callback.
+    // (While the environment terminates nothing is pending, and there is nothing to raise.)
+    bool pending = false;
+    napi_value error = nullptr;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending &&
+        napi_get_and_clear_last_exception(env, &error) == napi_ok)
+      (void)napi_fatal_exception(env, error);
   }
 
   static void FinalizeTsfn(napi_env, void* data, void*) {
@@ -163,59 +184,40 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     }
   }
 
-  // take(counters: Float64Array(3)) -> batches; counters gets kernel drops, queue drops, failure errno.
+  // take(stats: Float64Array(abi.stats.length)) -> batches; fills stats as stats() does.
   Napi::Value Take(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-        info[0].As<Napi::Float64Array>().ElementLength() < 3)
-      throw_invalid(env, "take(counters: Float64Array(3))");
-    Napi::Float64Array out_counters = info[0].As<Napi::Float64Array>();
+    Napi::Float64Array out_stats = stats_argument(info[0], "take(stats: Float64Array(abi.stats.length))");
     Napi::Array out = Napi::Array::New(env);
-    if (!link_->reader) return out;
-    DeliveryCounters counters;
-    for (auto& batch : link_->reader->take(counters)) push_batch(env, out, *batch);
-    out_counters[0] = static_cast<double>(counters.kernel_drops);
-    out_counters[1] = static_cast<double>(counters.queue_drops);
-    out_counters[2] = counters.failure_errno;
+    ovnpsample::Stats stats{};
+    for (auto& batch : link_->reader->take(stats)) push_batch(env, out, *batch);
+    write_stats(stats, out_stats);
     return out;
   }
 
-  Napi::Value Stats(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    Napi::Object o = Napi::Object::New(env);
-    if (!link_->reader) return o;
-    const ReaderStats s = link_->reader->stats();
-    auto set = [&](const char* key, uint64_t v) { o.Set(key, Napi::Number::New(env, static_cast<double>(v))); };
-    set("received", s.received);
-    set("datagrams", s.datagrams);
-    set("kernelDrops", s.kernel_drops);
-    set("enobufs", s.enobufs);
-    set("queueDrops", s.queue_drops);
-    set("malformed", s.malformed);
-    set("unknownAttributes", s.unknown_attributes);
-    set("foreign", s.foreign);
-    set("rejectedSender", s.rejected_sender);
-    set("swappedLayout", s.swapped_layout);
-    set("filteredOut", s.filtered_out);
-    set("controlMessages", s.control_messages);
-    set("queued", s.queued);
-    set("failureErrno", static_cast<uint64_t>(s.failure_errno));
-    return o;
+  // stats(out: Float64Array(abi.stats.length)): every count, in socket_stats.h's order.
+  void Stats(const Napi::CallbackInfo& info) {
+    write_stats(link_->reader->stats(), stats_argument(info[0], "stats(out: Float64Array(abi.stats.length))"));
   }
 
   Napi::Value Info(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    const OpenedSocket& s = link_->reader->socket();
+    const Subscription s = link_->reader->subscription();
     Napi::Object o = Napi::Object::New(env);
-    o.Set("familyId", Napi::Number::New(env, s.family_id));
-    o.Set("groupId", Napi::Number::New(env, s.packets_group));
-    o.Set("kernelFilter", Napi::Boolean::New(env, s.kernel_filter));
-    o.Set("receiveBufferBytes", Napi::Number::New(env, s.receive_buffer_bytes));
+    o.Set("familyId", Napi::Number::New(env, s.socket.family_id));
+    o.Set("groupId", Napi::Number::New(env, s.socket.packets_group));
+    o.Set("kernelFilter", Napi::Boolean::New(env, s.socket.kernel_filter));
+    o.Set("receiveBufferBytes", Napi::Number::New(env, s.socket.receive_buffer_bytes));
+    if (s.last_gap_ms >= 0) o.Set("lastGapMs", Napi::Number::New(env, s.last_gap_ms));
     return o;
   }
 
-  void Close(const Napi::CallbackInfo&) {
+  // close(undelivered: number): stops the reader thread, then counts the messages JavaScript had
+  // taken but not delivered with everything the reader counted as it stopped.
+  void Close(const Napi::CallbackInfo& info) {
     Release();
+    if (info[0].IsNumber())
+      link_->reader->count_undelivered(static_cast<uint64_t>(info[0].As<Napi::Number>().Int64Value()));
     on_readable_.Reset();
   }
 
@@ -271,32 +273,28 @@ class InjectorWrap : public Napi::ObjectWrap<InjectorWrap> {
   std::unique_ptr<Injector> injector_;
 };
 
-// decode(bytes: Uint8Array, familyId: number) -> [records, payload, count, counters]
+// decode(bytes: Uint8Array, familyId: number, stats: Float64Array(abi.stats.length)) -> [records, payload, count]
+// stats gets what the parser counted (malformed, foreign, ...) and the control messages.
 Napi::Value Decode(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (!info[0].IsTypedArray()) throw_invalid(env, "decode(bytes: Uint8Array, familyId?: number)");
+  const char* usage = "decode(bytes: Uint8Array, familyId: number, stats: Float64Array(abi.stats.length))";
+  if (!info[0].IsTypedArray() || !info[1].IsNumber()) throw_invalid(env, usage);
   Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
-  const auto family_id = static_cast<uint16_t>(info[1].IsNumber() ? info[1].As<Napi::Number>().Uint32Value() : 0);
+  const auto family_id = static_cast<uint16_t>(info[1].As<Napi::Number>().Uint32Value());
+  Napi::Float64Array out_stats = stats_argument(info[2], usage);
   std::vector<Message> messages;
-  ParseCounters counters;
-  parse_datagram(bytes.Data(), bytes.ByteLength(), family_id, messages, counters);
+  ovnpsample::Stats stats{};
+  parse_datagram(bytes.Data(), bytes.ByteLength(), family_id, messages, stats);
   SampleBatch batch;
-  uint64_t control = 0;
   for (const Message& m : messages) {
     if (m.kind == MessageKind::kSample || m.kind == MessageKind::kGroup)
       batch.append(m, bytes.Data(), false, 0);
     else
-      control++;
+      stats[kControlMessages]++;
   }
-  Napi::Object c = Napi::Object::New(env);
-  c.Set("malformed", Napi::Number::New(env, static_cast<double>(counters.malformed)));
-  c.Set("unknownAttributes", Napi::Number::New(env, static_cast<double>(counters.unknown_attributes)));
-  c.Set("foreign", Napi::Number::New(env, static_cast<double>(counters.foreign)));
-  c.Set("swappedLayout", Napi::Number::New(env, static_cast<double>(counters.swapped_layout)));
-  c.Set("controlMessages", Napi::Number::New(env, static_cast<double>(control)));
+  write_stats(stats, out_stats);
   Napi::Array out = Napi::Array::New(env);
   push_batch(env, out, batch);
-  out.Set(3, c);
   return out;
 }
 
@@ -305,6 +303,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeReader", ReaderWrap::Define(env));
   exports.Set("NativeInjector", InjectorWrap::Define(env));
   exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
+  exports.Set("abi", describe_abi(env));
   return exports;
 }
 

@@ -6,48 +6,57 @@
 #include <cerrno>
 #include <cstring>
 
+#include "nla.h"
+
 namespace ovnpsample {
 
 namespace {
 
-template <typename T>
-T load(const uint8_t* p) {
-  T value;
-  std::memcpy(&value, p, sizeof value);
-  return value;
-}
+using nla::align4;
+using nla::load_host;
 
-constexpr size_t align4(size_t n) { return (n + 3) & ~size_t{3}; }
-
-// Calls visit(type, payload, payload_len) for each attribute; false if an attribute is garbled.
-template <typename Visit>
-bool for_each_attribute(const uint8_t* p, size_t len, Visit visit) {
-  size_t pos = 0;
-  while (pos + sizeof(nlattr) <= len) {
-    const auto attr = load<nlattr>(p + pos);
-    if (attr.nla_len < sizeof(nlattr) || attr.nla_len > len - pos) return false;
-    visit(attr.nla_type & NLA_TYPE_MASK, p + pos + sizeof(nlattr), attr.nla_len - sizeof(nlattr));
-    pos += align4(attr.nla_len);
-  }
-  return true;
+std::string string_of(const nla::Attribute& a) {
+  const auto* text = reinterpret_cast<const char*>(a.payload);
+  return std::string(text, strnlen(text, a.length));
 }
 
 bool parse_multicast_group(const uint8_t* p, size_t len, FamilyInfo& info) {
   std::string name;
   uint32_t id = 0;
-  bool ok = for_each_attribute(p, len, [&](uint16_t type, const uint8_t* v, size_t n) {
-    if (type == CTRL_ATTR_MCAST_GRP_NAME) name.assign(reinterpret_cast<const char*>(v), strnlen(reinterpret_cast<const char*>(v), n));
-    if (type == CTRL_ATTR_MCAST_GRP_ID && n >= 4) id = load<uint32_t>(v);
+  bool ok = nla::walk(p, len, [&](const nla::Attribute& a) {
+    if (a.type == CTRL_ATTR_MCAST_GRP_NAME) name = string_of(a);
+    if (a.type == CTRL_ATTR_MCAST_GRP_ID && a.length >= 4) id = load_host<uint32_t>(a.payload);
+    return true;
   });
   if (ok && !name.empty() && id != 0) info.multicast_groups.emplace_back(name, id);
   return ok;
 }
 
+// The attributes ctrl_fill_info() writes, for a GETFAMILY reply and for NEWFAMILY/DELFAMILY alike.
+bool parse_family_attributes(const uint8_t* p, size_t len, FamilyInfo& info) {
+  return nla::walk(p, len, [&](const nla::Attribute& a) {
+    if (a.type == CTRL_ATTR_FAMILY_ID && a.length >= 2) info.id = load_host<uint16_t>(a.payload);
+    if (a.type == CTRL_ATTR_FAMILY_NAME) info.name = string_of(a);
+    if (a.type != CTRL_ATTR_MCAST_GROUPS) return true;
+    return nla::walk(a.payload, a.length, [&](const nla::Attribute& group) {
+      return parse_multicast_group(group.payload, group.length, info);
+    });
+  }) && info.id != 0;
+}
+
+// Whether [buf, buf + len) starts with a whole controller message; fills its header.
+bool read_controller_header(const uint8_t* buf, size_t len, nlmsghdr& header) {
+  if (len < sizeof(nlmsghdr)) return false;
+  header = load_host<nlmsghdr>(buf);
+  return header.nlmsg_type == GENL_ID_CTRL && header.nlmsg_len >= NLMSG_HDRLEN + GENL_HDRLEN &&
+         header.nlmsg_len <= len;
+}
+
 }  // namespace
 
-uint32_t FamilyInfo::group_id(const std::string& name) const {
-  for (const auto& [group_name, id] : multicast_groups)
-    if (group_name == name) return id;
+uint32_t FamilyInfo::group_id(const std::string& group_name) const {
+  for (const auto& [each_name, each_id] : multicast_groups)
+    if (each_name == group_name) return each_id;
   return 0;
 }
 
@@ -75,28 +84,27 @@ std::vector<uint8_t> build_get_family_request(const std::string& family, uint32_
 
 int parse_get_family_reply(const uint8_t* buf, size_t len, FamilyInfo& info) {
   if (len < sizeof(nlmsghdr)) return EBADMSG;
-  const auto header = load<nlmsghdr>(buf);
-  if (header.nlmsg_len < sizeof(nlmsghdr) || header.nlmsg_len > len) return EBADMSG;
-  if (header.nlmsg_type == NLMSG_ERROR) {
-    if (header.nlmsg_len < NLMSG_HDRLEN + sizeof(int)) return EBADMSG;
-    int error = load<int>(buf + NLMSG_HDRLEN);
+  const auto error_header = load_host<nlmsghdr>(buf);
+  if (error_header.nlmsg_type == NLMSG_ERROR) {
+    if (error_header.nlmsg_len < NLMSG_HDRLEN + sizeof(int) || error_header.nlmsg_len > len) return EBADMSG;
+    const int error = load_host<int>(buf + NLMSG_HDRLEN);
     return error < 0 ? -error : EBADMSG;
   }
-  if (header.nlmsg_type != GENL_ID_CTRL || header.nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN) return EBADMSG;
-  const uint8_t* attrs = buf + NLMSG_HDRLEN + GENL_HDRLEN;
-  const size_t attrs_len = header.nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
-  bool groups_ok = true;
-  bool ok = for_each_attribute(attrs, attrs_len, [&](uint16_t type, const uint8_t* v, size_t n) {
-    if (type == CTRL_ATTR_FAMILY_ID && n >= 2) info.id = load<uint16_t>(v);
-    if (type == CTRL_ATTR_MCAST_GROUPS) {
-      bool each_ok = true;
-      const bool list_ok = for_each_attribute(v, n, [&](uint16_t, const uint8_t* g, size_t gn) {
-        each_ok = each_ok && parse_multicast_group(g, gn, info);
-      });
-      groups_ok = groups_ok && list_ok && each_ok;
-    }
-  });
-  return ok && groups_ok && info.id != 0 ? 0 : EBADMSG;
+  nlmsghdr header;
+  if (!read_controller_header(buf, len, header)) return EBADMSG;
+  const bool ok = parse_family_attributes(buf + NLMSG_HDRLEN + GENL_HDRLEN,
+                                          header.nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, info);
+  return ok ? 0 : EBADMSG;
+}
+
+FamilyEvent parse_family_event(const uint8_t* msg, size_t len, FamilyInfo& info) {
+  nlmsghdr header;
+  if (!read_controller_header(msg, len, header)) return FamilyEvent::kOther;
+  const uint8_t cmd = msg[NLMSG_HDRLEN];
+  if (cmd != CTRL_CMD_NEWFAMILY && cmd != CTRL_CMD_DELFAMILY) return FamilyEvent::kOther;
+  if (!parse_family_attributes(msg + NLMSG_HDRLEN + GENL_HDRLEN, header.nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, info))
+    return FamilyEvent::kOther;
+  return cmd == CTRL_CMD_NEWFAMILY ? FamilyEvent::kRegistered : FamilyEvent::kUnregistered;
 }
 
 }  // namespace ovnpsample

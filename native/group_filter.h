@@ -13,7 +13,9 @@ namespace ovnpsample {
 // Classic BPF jump offsets are 8 bits: one comparison per group must stay reachable.
 constexpr size_t kMaxFilterGroups = 200;
 
-// groups.size() must not exceed kMaxFilterGroups.
-std::vector<sock_filter> build_group_filter(const std::vector<uint32_t>& groups);
+// Judges only messages of the psample family `family_id`: every other message (the
+// generic-netlink controller's family notifications, netlink errors) passes for userspace to
+// handle and count. groups.size() must not exceed kMaxFilterGroups.
+std::vector<sock_filter> build_group_filter(uint16_t family_id, const std::vector<uint32_t>& groups);
 
 }  // namespace ovnpsample

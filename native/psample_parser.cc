@@ -3,33 +3,28 @@
 #include <cstring>
 #include <limits>
 
+#include "nla.h"
+
 namespace ovnpsample {
 namespace {
 
 // include/uapi/linux/netlink.h and genetlink.h.
 constexpr size_t kNlmsgHeaderLen = 16;
 constexpr size_t kGenlHeaderLen = 4;
-constexpr size_t kNlattrHeaderLen = 4;
 constexpr size_t kNlmsgerrLen = 4 + kNlmsgHeaderLen;
 constexpr uint16_t kNlmsgNoop = 1;
 constexpr uint16_t kNlmsgError = 2;
 constexpr uint16_t kNlmsgDone = 3;
 constexpr uint16_t kNlmsgOverrun = 4;
 constexpr uint16_t kNlmsgMinType = 0x10;
-constexpr uint16_t kNlaTypeMask = 0x3fff;  // drops NLA_F_NESTED and NLA_F_NET_BYTEORDER
+constexpr uint16_t kGenlIdCtrl = 0x10;
 
 // include/uapi/linux/openvswitch.h: psample reuses OVS's VXLAN option nest.
 constexpr uint16_t kVxlanExtGbp = 1;
 
-size_t align4(size_t n) { return (n + 3) & ~size_t{3}; }
-
-// memcpy because netlink offers no alignment guarantee to a byte buffer we were handed.
-template <typename T>
-T load_host(const uint8_t* p) {
-  T value;
-  std::memcpy(&value, p, sizeof value);
-  return value;
-}
+using nla::align4;
+using nla::Attribute;
+using nla::load_host;
 
 uint64_t load_big_endian(const uint8_t* p, size_t width) {
   uint64_t value = 0;
@@ -37,40 +32,15 @@ uint64_t load_big_endian(const uint8_t* p, size_t width) {
   return value;
 }
 
-struct Attribute {
-  uint16_t type;
-  const uint8_t* payload;
-  size_t length;
-};
-
-enum class Walk : uint8_t { kComplete, kMalformed };
-
-// The kernel's nla_parse tolerates up to three bytes of trailing slack and a last attribute
-// without its padding, so the walk does too; only a header that lies about its length is fatal.
-template <typename Visitor>
-Walk walk_attributes(const uint8_t* p, size_t length, Visitor&& visit) {
-  size_t offset = 0;
-  while (length - offset >= kNlattrHeaderLen) {
-    const uint16_t nla_len = load_host<uint16_t>(p + offset);
-    const uint16_t type = load_host<uint16_t>(p + offset + 2) & kNlaTypeMask;
-    if (nla_len < kNlattrHeaderLen || nla_len > length - offset) return Walk::kMalformed;
-    if (!visit(Attribute{type, p + offset + kNlattrHeaderLen, nla_len - kNlattrHeaderLen})) return Walk::kMalformed;
-    const size_t step = align4(nla_len);
-    if (step >= length - offset) break;
-    offset += step;
-  }
-  return Walk::kComplete;
-}
-
-// Stricter than walk_attributes on purpose: deciding that an ambiguous attribute is a nest should
+// Stricter than nla::walk on purpose: deciding that an ambiguous attribute is a nest should
 // need every byte of it to be accounted for, or a u32 with a lucky first half would pass.
 bool is_exact_nest(const Attribute& attr) {
-  if (attr.length < kNlattrHeaderLen) return false;
+  if (attr.length < nla::kHeaderLen) return false;
   size_t offset = 0;
   while (offset < attr.length) {
-    if (attr.length - offset < kNlattrHeaderLen) return false;
+    if (attr.length - offset < nla::kHeaderLen) return false;
     const uint16_t nla_len = load_host<uint16_t>(attr.payload + offset);
-    if (nla_len < kNlattrHeaderLen || nla_len > attr.length - offset) return false;
+    if (nla_len < nla::kHeaderLen || nla_len > attr.length - offset) return false;
     offset += nla_len;
     if (offset == attr.length) return true;
     offset = align4(offset);
@@ -83,8 +53,7 @@ class MessageDecoder {
   MessageDecoder(const uint8_t* datagram, Message& message) : datagram_(datagram), message_(message) {}
 
   bool decode_psample_attributes(const uint8_t* p, size_t length) {
-    return walk_attributes(p, length, [this](const Attribute& attr) { return decode_top_level(attr); }) ==
-           Walk::kComplete;
+    return nla::walk(p, length, [this](const Attribute& attr) { return decode_top_level(attr); });
   }
 
  private:
@@ -140,7 +109,7 @@ class MessageDecoder {
   bool decode_tunnel(const Attribute& nest) {
     Tunnel& tunnel = message_.tunnel;
     tunnel = Tunnel{};
-    return walk_attributes(nest.payload, nest.length, [this, &tunnel](const Attribute& attr) {
+    return nla::walk(nest.payload, nest.length, [this, &tunnel](const Attribute& attr) {
              if (attr.type >= kTunCount) {
                note_unknown();
                return true;
@@ -167,15 +136,15 @@ class MessageDecoder {
                case kTunCount: break;
              }
              return false;
-           }) == Walk::kComplete;
+           });
   }
 
   bool decode_vxlan_options(const Attribute& nest, Tunnel& tunnel) {
-    return walk_attributes(nest.payload, nest.length, [this, &tunnel](const Attribute& attr) {
+    return nla::walk(nest.payload, nest.length, [this, &tunnel](const Attribute& attr) {
              if (attr.type == kVxlanExtGbp) return read_host(attr, tunnel.vxlan_gbp);
              note_unknown();
              return true;
-           }) == Walk::kComplete;
+           });
   }
 
   // A payload longer than its type is accepted (the kernel's policy is lenient); shorter is not.
@@ -263,41 +232,43 @@ Verdict decode_message(const uint8_t* datagram, const uint8_t* p, size_t length,
   const uint8_t* payload = p + kNlmsgHeaderLen;
   const size_t payload_length = length - kNlmsgHeaderLen;
   if (message.nlmsg_type < kNlmsgMinType) return decode_control(message.nlmsg_type, payload, payload_length, message);
+  if (message.nlmsg_type == kGenlIdCtrl) {
+    message.kind = MessageKind::kController;
+    return Verdict::kAppend;
+  }
   if (family_id != 0 && message.nlmsg_type != family_id) return Verdict::kForeign;
   return decode_generic(datagram, payload, payload_length, message);
 }
 
 }  // namespace
 
-size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::vector<Message>& out,
-                      ParseCounters& counters) {
+size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::vector<Message>& out, Stats& stats) {
   size_t appended = 0;
   size_t offset = 0;
   while (offset < len) {
     const size_t remaining = len - offset;
     if (remaining < kNlmsgHeaderLen) {
-      ++counters.malformed;
+      ++stats[kMalformed];
       break;
     }
     const uint32_t nlmsg_len = load_host<uint32_t>(buf + offset);
     const bool fits_ranges = offset + nlmsg_len <= std::numeric_limits<uint32_t>::max();
     if (nlmsg_len < kNlmsgHeaderLen || nlmsg_len > remaining || !fits_ranges) {
-      ++counters.malformed;
+      ++stats[kMalformed];
       break;
     }
     Message message;
+    message.whole = ByteRange{static_cast<uint32_t>(offset), nlmsg_len};
     switch (decode_message(buf, buf + offset, nlmsg_len, family_id, message)) {
       case Verdict::kAppend:
         out.push_back(message);
         ++appended;
-        ++counters.messages;
-        if (message.kind == MessageKind::kSample) ++counters.samples;
-        if (message.swapped_layout) ++counters.swapped_layout;
-        counters.unknown_attributes += message.unknown_attrs;
+        if (message.swapped_layout) ++stats[kSwappedLayout];
+        stats[kUnknownAttributes] += message.unknown_attrs;
         break;
       case Verdict::kSkip: break;
-      case Verdict::kForeign: ++counters.foreign; break;
-      case Verdict::kMalformed: ++counters.malformed; break;
+      case Verdict::kForeign: ++stats[kForeign]; break;
+      case Verdict::kMalformed: ++stats[kMalformed]; break;
     }
     const size_t step = align4(nlmsg_len);
     if (step >= remaining) break;

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "socket_stats.h"
+
 namespace ovnpsample {
 
 // include/uapi/linux/psample.h, after the 5.12 stable fix (GROUP_REFCOUNT=7, TUNNEL=8).
@@ -83,11 +85,12 @@ struct Tunnel {
 };
 
 enum class MessageKind : uint8_t {
-  kSample,   // cmd SAMPLE
-  kGroup,    // cmd NEW_GROUP / DEL_GROUP / GET_GROUP (reply)
-  kError,    // NLMSG_ERROR (error == 0 is an ACK)
-  kDone,     // NLMSG_DONE
-  kOverrun,  // NLMSG_OVERRUN
+  kSample,      // cmd SAMPLE
+  kGroup,       // cmd NEW_GROUP / DEL_GROUP / GET_GROUP (reply)
+  kError,       // NLMSG_ERROR (error == 0 is an ACK)
+  kDone,        // NLMSG_DONE
+  kOverrun,     // NLMSG_OVERRUN
+  kController,  // generic-netlink controller (GENL_ID_CTRL): `whole` is for genl_family.h to read
 };
 
 struct Message {
@@ -118,23 +121,18 @@ struct Message {
   Tunnel tunnel;               // meaningful when present has bit kAttrTunnel
   uint16_t unknown_attrs = 0;  // attributes > 16 (or unknown tunnel keys) skipped in this message
   int32_t error = 0;           // kError: the negative errno from struct nlmsgerr; kDone: a dump's final errno, if sent
+  ByteRange whole;             // the whole netlink message, header included
 };
 
-struct ParseCounters {
-  uint64_t messages = 0;            // netlink messages appended to out
-  uint64_t samples = 0;             // of which kSample
-  uint64_t malformed = 0;           // messages (or datagram tails) rejected as truncated or garbled
-  uint64_t unknown_attributes = 0;  // attributes skipped because their type is unknown
-  uint64_t foreign = 0;             // well-formed messages of another netlink family, skipped
-  uint64_t swapped_layout = 0;      // messages in the unfixed 5.8-5.11 attribute order
-};
 
-// Parses every netlink message in one datagram and appends the psample ones to `out`.
+// Parses every netlink message in one datagram and appends the psample, netlink control and
+// generic-netlink controller ones to `out`.
 // family_id: the resolved psample family; 0 accepts any family (offline decoding).
-// Never reads outside [buf, buf + len); never throws. A malformed message is counted and skipped;
-// when a header is unusable the rest of the datagram is counted as one malformed message.
+// Never reads outside [buf, buf + len); never throws. A malformed message is counted in
+// stats[kMalformed] and skipped (when a header is unusable the rest of the datagram is counted as
+// one malformed message); a message of another family in stats[kForeign]; skipped attributes in
+// stats[kUnknownAttributes], messages in the 5.8-5.11 layout in stats[kSwappedLayout].
 // Returns how many messages were appended.
-size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::vector<Message>& out,
-                      ParseCounters& counters);
+size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::vector<Message>& out, Stats& stats);
 
 }  // namespace ovnpsample

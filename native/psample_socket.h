@@ -1,10 +1,12 @@
-// Opening the netlink socket samples are read from: kernel psample family or an injection source.
+// Opening the netlink socket samples are read from (kernel psample family or an injection
+// source), following the psample family when it registers again, and leaving it at close.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "genl_family.h"
 #include "setup_error.h"
 
 namespace ovnpsample {
@@ -26,13 +28,25 @@ struct OpenedSocket {
   int fd = -1;
   uint16_t family_id = 0;
   uint32_t packets_group = 0;
-  uint32_t config_group = 0;
-  bool kernel_filter = false;  // the group filter runs in the kernel (else userspace must apply it)
-  int receive_buffer_bytes = 0;  // as the kernel reports it (SO_RCVBUF)
+  uint32_t config_group = 0;      // joined only with config_events
+  uint32_t controller_group = 0;  // nlctrl's "notify": psample's (un)registrations; kernel source only
+  bool kernel_filter = false;     // the group filter runs in the kernel (else userspace must apply it)
+  int receive_buffer_bytes = 0;   // as the kernel reports it (SO_RCVBUF)
 };
 
 // Must run on the thread that will own the socket's namespace (it may call setns).
 SetupError open_psample_socket(const SocketOptions& options, OpenedSocket& out);
+
+// Subscribes the socket to `family`, the psample family registered again (module reloaded): the
+// kernel dropped the memberships of the old one, and the family id and group ids may have
+// changed. Updates `socket`; returns 0 or the errno of the failed step.
+int follow_psample_family(const SocketOptions& options, const FamilyInfo& family, OpenedSocket& socket);
+
+// Whether the socket is still in its packets group (the kernel drops it with the family).
+bool in_packets_group(const OpenedSocket& socket);
+
+// Leaves every multicast group, so nothing more is queued on the socket (close).
+void leave_groups(const OpenedSocket& socket);
 
 // Messages the kernel dropped for this socket (SK_MEMINFO_DROPS), or -1 if unknown.
 int64_t socket_drops(int fd);

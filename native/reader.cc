@@ -29,6 +29,8 @@ constexpr size_t kBatchBytes = 1 << 20;
 // Bounds the queue's memory whatever the message sizes (queue_capacity_ bounds their number).
 constexpr size_t kQueueBytesLimit = size_t{512} << 20;
 
+}  // namespace
+
 struct ReceiveSlots {
   std::vector<uint8_t> buffers = std::vector<uint8_t>(kSlots * kSlotBytes);
   iovec iov[kSlots];
@@ -51,6 +53,8 @@ struct ReceiveSlots {
     }
   }
 };
+
+namespace {
 
 bool find_nsid(msghdr& h, int32_t& nsid) {
   for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr; c = CMSG_NXTHDR(&h, c)) {
@@ -105,10 +109,19 @@ void Reader::stop() {
     }
     if (thread_.joinable()) thread_.join();
     std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& batch : queue_) published_[kCloseDiscards] += batch->count;
+    queue_.clear();
+    queued_.store(0);
+    queued_bytes_.store(0);
     if (socket_.fd >= 0) close(socket_.fd);
     if (wake_fd_ >= 0) close(wake_fd_);
     socket_.fd = wake_fd_ = -1;
   });
+}
+
+void Reader::count_undelivered(uint64_t count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  published_[kCloseDiscards] += count;
 }
 
 void Reader::run(std::promise<SetupError>* ready) {
@@ -123,15 +136,16 @@ void Reader::run(std::promise<SetupError>* ready) {
   if (failed) return;
 
   try {
-    read_loop();
+    building_ = std::make_unique<SampleBatch>();
+    auto slots = std::make_unique<ReceiveSlots>();
+    read_loop(*slots);
+    drain_for_close(*slots);
   } catch (const std::bad_alloc&) {
     fail(ENOMEM);  // JS closes the socket and reports it; nothing may escape a thread
   }
 }
 
-void Reader::read_loop() {
-  building_ = std::make_unique<SampleBatch>();
-  auto slots = std::make_unique<ReceiveSlots>();
+void Reader::read_loop(ReceiveSlots& slots) {
   pollfd fds[2] = {{socket_.fd, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
   while (!stopping_.load(std::memory_order_relaxed) && failure_errno_.load() == 0) {
     if (poll(fds, 2, -1) < 0) {
@@ -140,65 +154,129 @@ void Reader::read_loop() {
       break;
     }
     if (fds[1].revents != 0) break;
-    for (;;) {
-      slots->rearm();
-      int n = recvmmsg(socket_.fd, slots->headers, kSlots, MSG_DONTWAIT, nullptr);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        if (errno == ENOBUFS) {
-          enobufs_++;
-          continue;
-        }
-        if (errno != EAGAIN && errno != EWOULDBLOCK) fail(errno);
-        break;
-      }
-      for (int i = 0; i < n; i++) {
-        msghdr& h = slots->headers[i].msg_hdr;
-        if (h.msg_flags & MSG_TRUNC) {  // cannot happen for psample; a foreign giant datagram
-          datagrams_++;
-          parse_.malformed++;
-          continue;
-        }
-        int32_t nsid = 0;
-        const bool has_nsid = options_.listen_all_nsid && find_nsid(h, nsid);
-        handle_datagram(slots->buffers.data() + i * kSlotBytes, slots->headers[i].msg_len,
-                        slots->senders[i].nl_pid == 0, has_nsid, nsid);
-      }
+    while (receive_some(slots)) {
       flush(false);
       if (stopping_.load(std::memory_order_relaxed)) break;
     }
     flush(true);
-    publish_drops();
+    publish_counts();
   }
+}
+
+// One recvmmsg of whatever the socket holds, without blocking; false once it is empty or failed.
+bool Reader::receive_some(ReceiveSlots& slots) {
+  slots.rearm();
+  int n = recvmmsg(socket_.fd, slots.headers, kSlots, MSG_DONTWAIT, nullptr);
+  if (n < 0) {
+    if (errno == EINTR) return true;
+    if (errno == ENOBUFS) {
+      counting_[kEnobufs]++;
+      return true;
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK) fail(errno);
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    msghdr& h = slots.headers[i].msg_hdr;
+    if (h.msg_flags & MSG_TRUNC) {  // cannot happen for psample; a foreign giant datagram
+      counting_[kDatagrams]++;
+      counting_[kMalformed]++;
+      continue;
+    }
+    int32_t nsid = 0;
+    const bool has_nsid = options_.listen_all_nsid && find_nsid(h, nsid);
+    handle_datagram(slots.buffers.data() + i * kSlotBytes, slots.headers[i].msg_len, slots.senders[i].nl_pid == 0,
+                    has_nsid, nsid);
+  }
+  return true;
+}
+
+// Close: once out of every group nothing more arrives, so what the socket still holds is a known
+// quantity. Each message in it is read and counted (as the sample it would have been, or as the
+// malformed or foreign message it is); none is delivered.
+void Reader::drain_for_close(ReceiveSlots& slots) {
+  closing_ = true;
+  leave_groups(socket_);
+  counting_[kCloseDiscards] += building_->count;
+  building_ = std::make_unique<SampleBatch>();
+  while (receive_some(slots)) {
+  }
+  publish_counts();
 }
 
 void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid,
                              int32_t nsid) {
-  datagrams_++;
+  counting_[kDatagrams]++;
   // Only the kernel sends from port 0; anything else on a real psample socket is an impostor.
   if (!from_kernel_port && options_.protocol == SourceProtocol::kKernelPsample) {
-    rejected_sender_++;
+    counting_[kRejectedSender]++;
     return;
   }
   parsed_.clear();
-  parse_datagram(data, len, socket_.family_id, parsed_, parse_);
+  parse_datagram(data, len, socket_.family_id, parsed_, counting_);
   for (const Message& m : parsed_) {
+    if (m.kind == MessageKind::kController) {
+      counting_[kControlMessages]++;
+      // A peer namespace's copy (listenAllNsid) of a notification this namespace also gets.
+      if (!has_nsid && !closing_) handle_controller(data + m.whole.offset, m.whole.length);
+      continue;
+    }
     if (m.kind != MessageKind::kSample && m.kind != MessageKind::kGroup) {
-      control_++;
+      counting_[kControlMessages]++;
       continue;
     }
     if (!socket_.kernel_filter && !options_.groups.empty() &&
         std::find(options_.groups.begin(), options_.groups.end(), m.group) == options_.groups.end()) {
-      filtered_out_++;
+      counting_[kFilteredOut]++;
+      continue;
+    }
+    if (closing_) {
+      counting_[kCloseDiscards]++;
       continue;
     }
     if (queued_.load(std::memory_order_relaxed) + building_->count >= queue_capacity_ ||
         queued_bytes_.load(std::memory_order_relaxed) + building_->bytes() >= kQueueBytesLimit) {
-      queue_drops_.fetch_add(1, std::memory_order_relaxed);
+      counting_[kQueueDrops]++;
       continue;
     }
     building_->append(m, data, has_nsid, nsid);
   }
+}
+
+// The kernel drops a family's group memberships when the family is unregistered (psample module
+// unloaded, Open vSwitch upgrade), and registering it again may give it a new family id and new
+// group ids: without following it, the socket would never hear a sample again.
+void Reader::handle_controller(const uint8_t* message, size_t len) {
+  FamilyInfo family;
+  const FamilyEvent event = parse_family_event(message, len, family);
+  if (event == FamilyEvent::kOther || family.name != "psample") return;
+  if (event == FamilyEvent::kUnregistered) {
+    if (!gap_open_) {
+      gap_open_ = true;
+      gap_start_ = std::chrono::steady_clock::now();
+      counting_[kFamilyGaps]++;
+    }
+    return;
+  }
+  // A registration whose unregistration was missed (dropped with a full receive buffer) still
+  // cost the membership; one that changes nothing (a duplicate) did not.
+  const bool lost = gap_open_ || family.id != socket_.family_id || !in_packets_group(socket_);
+  OpenedSocket followed = socket_;
+  if (const int err = follow_psample_family(options_, family, followed); err != 0) {
+    fail(err);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  socket_ = followed;
+  if (!lost) return;
+  if (gap_open_) {
+    last_gap_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gap_start_).count();
+  } else {
+    last_gap_ms_ = -1;
+    counting_[kFamilyGaps]++;
+  }
+  gap_open_ = false;
+  counting_[kRejoins]++;
 }
 
 void Reader::flush(bool force) {
@@ -213,15 +291,7 @@ void Reader::flush(bool force) {
       queued_bytes_.fetch_add(building_->bytes());
       queue_.push_back(std::move(building_));
     }
-    published_.datagrams = datagrams_;
-    published_.enobufs = enobufs_;
-    published_.malformed = parse_.malformed;
-    published_.unknown_attributes = parse_.unknown_attributes;
-    published_.foreign = parse_.foreign;
-    published_.rejected_sender = rejected_sender_;
-    published_.swapped_layout = parse_.swapped_layout;
-    published_.filtered_out = filtered_out_;
-    published_.control_messages = control_;
+    published_ = counting_;
   }
   if (has_batch) {
     building_ = std::make_unique<SampleBatch>(records_size, payload_size);
@@ -229,23 +299,25 @@ void Reader::flush(bool force) {
   }
 }
 
-void Reader::publish_drops() {
+// Publishes every count, the kernel's drops included, and tells JavaScript when one it reports
+// as an event changed.
+void Reader::publish_counts() {
   const int64_t now = socket_drops(socket_.fd);
-  uint64_t queue_drops = queue_drops_.load();
-  bool changed = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (now >= 0) {
       // SK_MEMINFO_DROPS is a wrapping 32-bit counter.
-      const uint32_t delta = static_cast<uint32_t>(now) - last_socket_drops_;
+      counting_[kKernelDrops] += static_cast<uint32_t>(static_cast<uint32_t>(now) - last_socket_drops_);
       last_socket_drops_ = static_cast<uint32_t>(now);
-      published_.kernel_drops += delta;
-      changed = delta != 0;
     }
-    changed = changed || queue_drops != published_.queue_drops;
-    published_.queue_drops = queue_drops;
+    published_ = counting_;
   }
-  if (changed) signal_js();
+  bool changed = false;
+  for (const Stat stat : {kKernelDrops, kQueueDrops, kFamilyGaps, kRejoins}) {
+    changed = changed || counting_[stat] != announced_[stat];
+    announced_[stat] = counting_[stat];
+  }
+  if (changed && !closing_) signal_js();
 }
 
 void Reader::fail(int errnum) {
@@ -258,7 +330,7 @@ void Reader::signal_js() {
   if (!js_notified_.exchange(true)) notify_();
 }
 
-std::deque<std::unique_ptr<SampleBatch>> Reader::take(DeliveryCounters& counters) {
+std::deque<std::unique_ptr<SampleBatch>> Reader::take(Stats& stats) {
   js_notified_.store(false);
   std::deque<std::unique_ptr<SampleBatch>> taken;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -271,11 +343,22 @@ std::deque<std::unique_ptr<SampleBatch>> Reader::take(DeliveryCounters& counters
   }
   queued_.fetch_sub(count);
   queued_bytes_.fetch_sub(bytes);
-  published_.received += count;
-  counters.kernel_drops = published_.kernel_drops + unread_socket_drops();
-  counters.queue_drops = queue_drops_.load();
-  counters.failure_errno = failure_errno_.load();
+  stats = snapshot();
   return taken;
+}
+
+Stats Reader::stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return snapshot();
+}
+
+// With mutex_ held.
+Stats Reader::snapshot() const {
+  Stats s = published_;
+  s[kKernelDrops] += unread_socket_drops();
+  s[kQueued] = queued_.load();
+  s[kFailureErrno] = static_cast<uint64_t>(failure_errno_.load());
+  return s;
 }
 
 // Drops since the reader thread last looked, so a caller waiting for the count sees it at once.
@@ -285,14 +368,9 @@ uint64_t Reader::unread_socket_drops() const {
   return now >= 0 ? static_cast<uint32_t>(static_cast<uint32_t>(now) - last_socket_drops_) : 0;
 }
 
-ReaderStats Reader::stats() {
+Subscription Reader::subscription() {
   std::lock_guard<std::mutex> lock(mutex_);
-  ReaderStats s = published_;
-  s.kernel_drops += unread_socket_drops();
-  s.queued = queued_.load();
-  s.queue_drops = queue_drops_.load();
-  s.failure_errno = failure_errno_.load();
-  return s;
+  return Subscription{socket_, last_gap_ms_};
 }
 
 }  // namespace ovnpsample

@@ -1,9 +1,10 @@
 // The reader thread: drains the netlink socket into a bounded queue of SampleBatches while the
-// JavaScript thread is busy, and counts every message it cannot deliver. No N-API here.
+// JavaScript thread is busy, follows the psample family when it registers again, and counts
+// every message it cannot deliver. No N-API here.
 #pragma once
 
 #include <atomic>
-#include <condition_variable>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -16,36 +17,22 @@
 #include "psample_socket.h"
 #include "sample_batch.h"
 #include "setup_error.h"
+#include "socket_stats.h"
 
 namespace ovnpsample {
 
-struct ReaderStats {
-  uint64_t received = 0;  // messages handed to JavaScript
-  uint64_t datagrams = 0;
-  uint64_t kernel_drops = 0;
-  uint64_t enobufs = 0;
-  uint64_t queue_drops = 0;
-  uint64_t malformed = 0;
-  uint64_t unknown_attributes = 0;
-  uint64_t foreign = 0;
-  uint64_t rejected_sender = 0;
-  uint64_t swapped_layout = 0;
-  uint64_t filtered_out = 0;
-  uint64_t control_messages = 0;
-  uint64_t queued = 0;
-  int failure_errno = 0;  // the reader stopped on this socket error
-};
+struct ReceiveSlots;
 
-// What JavaScript needs on every delivery to report drops and failure, without a stats() call.
-struct DeliveryCounters {
-  uint64_t kernel_drops = 0;
-  uint64_t queue_drops = 0;
-  int failure_errno = 0;
+// What the socket subscribes to now, for JavaScript.
+struct Subscription {
+  OpenedSocket socket;
+  double last_gap_ms = -1;  // how long the last family gap lasted; -1: none, or its start was missed
 };
 
 class Reader {
  public:
-  // Called on the reader thread when batches (or new drop counts) wait and JS was not yet told.
+  // Called on the reader thread when batches (or new counts JavaScript reports) wait and JS was
+  // not yet told.
   using Notify = std::function<void()>;
 
   // Opens the socket on a new thread (inside options.netns) and starts reading.
@@ -54,47 +41,58 @@ class Reader {
                                        SetupError& error);
   ~Reader();
 
-  const OpenedSocket& socket() const { return socket_; }
+  Subscription subscription();
 
-  // JS thread: takes everything queued and re-arms the notification.
-  std::deque<std::unique_ptr<SampleBatch>> take(DeliveryCounters& counters);
-  ReaderStats stats();
-  // Idempotent; joins the thread and closes the socket.
+  // JS thread: takes everything queued, fills `stats` and re-arms the notification.
+  std::deque<std::unique_ptr<SampleBatch>> take(Stats& stats);
+  Stats stats();
+  // Idempotent. Joins the thread, which first leaves every group and counts what the socket
+  // still held; then counts what was queued for JavaScript, and closes the socket. The counters
+  // stay readable.
   void stop();
+  // After stop(): messages JavaScript had taken but not delivered when it closed the socket.
+  void count_undelivered(uint64_t count);
 
  private:
   Reader(const SocketOptions& options, size_t queue_capacity, Notify notify);
   void run(std::promise<SetupError>* ready);
-  void read_loop();
+  void read_loop(ReceiveSlots& slots);
+  bool receive_some(ReceiveSlots& slots);
+  void drain_for_close(ReceiveSlots& slots);
   void handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid, int32_t nsid);
+  void handle_controller(const uint8_t* message, size_t len);
   void flush(bool force);
-  void publish_drops();
+  void publish_counts();
   void fail(int errnum);
+  Stats snapshot() const;
   uint64_t unread_socket_drops() const;
   void signal_js();
 
   SocketOptions options_;
   const size_t queue_capacity_;
   Notify notify_;
-  OpenedSocket socket_;
   int wake_fd_ = -1;
   std::thread thread_;
   std::once_flag stopped_;
   std::atomic<bool> stopping_{false};
 
-  // reader-thread only
+  // reader-thread only (socket_ is also written by it alone, under mutex_)
   std::vector<Message> parsed_;
   std::unique_ptr<SampleBatch> building_;
-  ParseCounters parse_;
-  uint64_t datagrams_ = 0, enobufs_ = 0, rejected_sender_ = 0, filtered_out_ = 0, control_ = 0;
-  uint32_t last_socket_drops_ = 0;
+  Stats counting_{};
+  Stats announced_{};  // the counts JavaScript reacts to, as last signalled
+  bool closing_ = false;
+  bool gap_open_ = false;
+  std::chrono::steady_clock::time_point gap_start_;
 
-  std::mutex mutex_;  // guards everything below
+  mutable std::mutex mutex_;  // guards everything below
+  OpenedSocket socket_;
+  double last_gap_ms_ = -1;
+  uint32_t last_socket_drops_ = 0;
   std::deque<std::unique_ptr<SampleBatch>> queue_;
-  ReaderStats published_;
+  Stats published_{};
   std::atomic<uint64_t> queued_{0};
   std::atomic<size_t> queued_bytes_{0};
-  std::atomic<uint64_t> queue_drops_{0};
   std::atomic<bool> js_notified_{false};
   std::atomic<int> failure_errno_{0};
 };

@@ -65,9 +65,9 @@ TEST_CASE("every psample attribute 0-16 decodes to its exact value") {
   CHECK(m.probability);
   CHECK(!m.swapped_layout);
   CHECK_EQ(m.unknown_attrs, 0);
-  CHECK_EQ(parsed.counters.messages, 1u);
-  CHECK_EQ(parsed.counters.samples, 1u);
-  CHECK_EQ(parsed.counters.malformed, 0u);
+  CHECK_EQ(parsed.messages.size(), 1u);
+  CHECK_EQ(parsed.samples(), 1u);
+  CHECK_EQ(parsed.counters[kMalformed], 0u);
   CHECK_EQ(parsed.returned, 1u);
 }
 
@@ -85,7 +85,7 @@ TEST_CASE("a fixed-size attribute shorter than its type makes the message malfor
     b.attr(attribute.type, zeros, attribute.width - 1).end_message();
     const Parsed parsed = parse_exact(b.bytes());
     CHECK_EQ(parsed.messages.size(), 0u);
-    CHECK_EQ(parsed.counters.malformed, 1u);
+    CHECK_EQ(parsed.counters[kMalformed], 1u);
   }
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("unknown attributes are skipped and counted while their neighbours sti
   if (!CHECK_EQ(parsed.messages.size(), 1u)) return;
   const Message& m = parsed.messages[0];
   CHECK_EQ(m.unknown_attrs, 4);
-  CHECK_EQ(parsed.counters.unknown_attributes, 4u);
+  CHECK_EQ(parsed.counters[kUnknownAttributes], 4u);
   CHECK_EQ(m.group, 12u);
   CHECK_EQ(m.iifindex, 8);
   CHECK_EQ(m.tunnel.ttl, 3);
@@ -142,7 +142,7 @@ TEST_CASE("a sample without SAMPLE_GROUP is malformed") {
   b.begin_message(kPsampleFamily).genl(kCmdSample).attr_host<uint16_t>(kAttrIifindex, 1).end_message();
   const Parsed parsed = parse_exact(b.bytes());
   CHECK_EQ(parsed.messages.size(), 0u);
-  CHECK_EQ(parsed.counters.malformed, 1u);
+  CHECK_EQ(parsed.counters[kMalformed], 1u);
 }
 
 TEST_CASE("the last attribute may lack its alignment padding") {
@@ -153,7 +153,7 @@ TEST_CASE("the last attribute may lack its alignment padding") {
   const Parsed parsed = parse_exact(b.bytes());
   if (!CHECK_EQ(parsed.messages.size(), 1u)) return;
   CHECK_EQ(parsed.messages[0].data.length, 5u);
-  CHECK_EQ(parsed.counters.malformed, 0u);
+  CHECK_EQ(parsed.counters[kMalformed], 0u);
 }
 
 TEST_CASE("nla_len below 4 or beyond the message makes it malformed") {
@@ -166,7 +166,7 @@ TEST_CASE("nla_len below 4 or beyond the message makes it malformed") {
     std::memcpy(&bytes[position], &bad_length, sizeof bad_length);
     const Parsed parsed = parse_exact(bytes);
     CHECK_EQ(parsed.messages.size(), 0u);
-    CHECK_EQ(parsed.counters.malformed, 1u);
+    CHECK_EQ(parsed.counters[kMalformed], 1u);
   }
 }
 
@@ -184,7 +184,7 @@ TEST_CASE("group messages decode their group, sequence and refcount") {
   CHECK_EQ(m.group_refcount, 1u);
   CHECK_EQ(m.group_seq, 99u);
   CHECK(!m.swapped_layout);
-  CHECK_EQ(parsed.counters.samples, 0u);
+  CHECK_EQ(parsed.samples(), 0u);
 }
 
 }  // namespace

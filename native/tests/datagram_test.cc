@@ -39,8 +39,7 @@ TEST_CASE("several messages in one datagram each decode, in order") {
   CHECK_EQ(parsed.messages[1].nlmsg_flags, kNlmFMulti);
   CHECK_EQ(parsed.messages[1].nlmsg_seq, 5u);
   CHECK_EQ(parsed.messages[2].group, 3u);
-  CHECK_EQ(parsed.counters.messages, 3u);
-  CHECK_EQ(parsed.counters.samples, 2u);
+  CHECK_EQ(parsed.samples(), 2u);
   CHECK_EQ(parsed.returned, 3u);
 }
 
@@ -61,9 +60,9 @@ TEST_CASE("NLMSG_ERROR, NLMSG_DONE and NLMSG_OVERRUN become their kinds and NLMS
   CHECK(parsed.messages[2].kind == MessageKind::kDone);
   CHECK_EQ(parsed.messages[2].nlmsg_seq, 13u);
   CHECK(parsed.messages[3].kind == MessageKind::kOverrun);
-  CHECK_EQ(parsed.counters.samples, 0u);
-  CHECK_EQ(parsed.counters.malformed, 0u);
-  CHECK_EQ(parsed.counters.foreign, 0u);
+  CHECK_EQ(parsed.samples(), 0u);
+  CHECK_EQ(parsed.counters[kMalformed], 0u);
+  CHECK_EQ(parsed.counters[kForeign], 0u);
 }
 
 TEST_CASE("an NLMSG_ERROR too short for struct nlmsgerr is malformed") {
@@ -71,23 +70,43 @@ TEST_CASE("an NLMSG_ERROR too short for struct nlmsgerr is malformed") {
   b.begin_message(kNlmsgError).raw({0, 0, 0, 0}).end_message();
   add_sample(b, 4);
   const Parsed parsed = parse_exact(b.bytes());
-  CHECK_EQ(parsed.counters.malformed, 1u);
+  CHECK_EQ(parsed.counters[kMalformed], 1u);
   CHECK_EQ(parsed.messages.size(), 1u);
 }
 
 TEST_CASE("messages of another family are counted as foreign and skipped") {
   NetlinkBuilder b;
-  add_sample(b, 1, kNlctrlFamily);
+  add_sample(b, 1, kPsampleFamily + 1);
   add_sample(b, 2);
   add_sample(b, 3, 0x7fff);
   const Parsed filtered = parse_exact(b.bytes(), kPsampleFamily);
   if (!CHECK_EQ(filtered.messages.size(), 1u)) return;
   CHECK_EQ(filtered.messages[0].group, 2u);
-  CHECK_EQ(filtered.counters.foreign, 2u);
+  CHECK_EQ(filtered.counters[kForeign], 2u);
 
   const Parsed offline = parse_exact(b.bytes(), 0);
   CHECK_EQ(offline.messages.size(), 3u);
-  CHECK_EQ(offline.counters.foreign, 0u);
+  CHECK_EQ(offline.counters[kForeign], 0u);
+}
+
+TEST_CASE("generic-netlink controller messages are handed over whole, whatever the family filter") {
+  NetlinkBuilder b;
+  add_sample(b, 1);
+  const size_t controller_at = b.size();
+  b.begin_message(kNlctrlFamily).genl(2 /* CTRL_CMD_DELFAMILY */, 2);
+  b.attr_host<uint16_t>(1 /* CTRL_ATTR_FAMILY_ID */, kPsampleFamily).attr(2 /* CTRL_ATTR_FAMILY_NAME */, "psample", 8);
+  b.end_message();
+  for (const uint16_t family : {kPsampleFamily, uint16_t{0}}) {
+    const Parsed parsed = parse_exact(b.bytes(), family);
+    if (!CHECK_EQ(parsed.messages.size(), 2u)) continue;
+    const Message& controller = parsed.messages[1];
+    CHECK(controller.kind == MessageKind::kController);
+    CHECK_EQ(controller.whole.offset, controller_at);
+    CHECK_EQ(controller.whole.length, b.size() - controller_at);
+    CHECK_EQ(parsed.messages[0].whole.offset, 0u);
+    CHECK_EQ(parsed.messages[0].whole.length, controller_at);
+    CHECK_EQ(parsed.counters[kForeign], 0u);
+  }
 }
 
 TEST_CASE("reserved netlink control types are foreign to every family") {
@@ -95,7 +114,7 @@ TEST_CASE("reserved netlink control types are foreign to every family") {
   b.begin_message(5).raw({1, 2, 3, 4}).end_message();
   add_sample(b, 6);
   const Parsed parsed = parse_exact(b.bytes(), 0);
-  CHECK_EQ(parsed.counters.foreign, 1u);
+  CHECK_EQ(parsed.counters[kForeign], 1u);
   if (!CHECK_EQ(parsed.messages.size(), 1u)) return;
   CHECK_EQ(parsed.messages[0].group, 6u);
 }
@@ -107,7 +126,7 @@ TEST_CASE("a malformed message is counted and the next one still decodes") {
   b.begin_message(kPsampleFamily).raw({0, 1}).end_message(false);
   add_sample(b, 8);
   const Parsed parsed = parse_exact(b.bytes());
-  CHECK_EQ(parsed.counters.malformed, 3u);
+  CHECK_EQ(parsed.counters[kMalformed], 3u);
   if (!CHECK_EQ(parsed.messages.size(), 1u)) return;
   CHECK_EQ(parsed.messages[0].group, 8u);
 }
@@ -122,7 +141,7 @@ TEST_CASE("an untrustworthy header ends the datagram with one malformed count") 
     std::vector<uint8_t> bytes = b.bytes();
     std::memcpy(&bytes[second], &bad_length, sizeof bad_length);
     const Parsed parsed = parse_exact(bytes);
-    CHECK_EQ(parsed.counters.malformed, 1u);
+    CHECK_EQ(parsed.counters[kMalformed], 1u);
     if (!CHECK_EQ(parsed.messages.size(), 1u)) continue;
     CHECK_EQ(parsed.messages[0].group, 1u);
   }
@@ -134,14 +153,13 @@ TEST_CASE("trailing bytes too short for a header are one malformed count") {
   b.raw({1, 2, 3, 4, 5, 6, 7, 8});
   const Parsed parsed = parse_exact(b.bytes());
   CHECK_EQ(parsed.messages.size(), 1u);
-  CHECK_EQ(parsed.counters.malformed, 1u);
+  CHECK_EQ(parsed.counters[kMalformed], 1u);
 }
 
 TEST_CASE("an empty datagram yields nothing and counts nothing") {
   const Parsed parsed = parse_exact(nullptr, 0);
   CHECK_EQ(parsed.messages.size(), 0u);
-  CHECK_EQ(parsed.counters.malformed, 0u);
-  CHECK_EQ(parsed.counters.messages, 0u);
+  CHECK_EQ(parsed.counters[kMalformed], 0u);
 }
 
 }  // namespace

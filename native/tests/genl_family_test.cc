@@ -12,12 +12,14 @@
 namespace ovnpsample::testing {
 namespace {
 
-// The controller's answer for psample as the kernel lays it out (ctrl_fill_info).
-NetlinkBuilder family_reply(bool garble_group = false) {
+// The controller's answer for psample as the kernel lays it out (ctrl_fill_info); its
+// NEWFAMILY / DELFAMILY notifications carry the same attributes.
+NetlinkBuilder family_reply(bool garble_group = false, uint8_t cmd = CTRL_CMD_NEWFAMILY, uint16_t id = 34) {
   NetlinkBuilder b;
-  b.begin_message(GENL_ID_CTRL).genl(CTRL_CMD_NEWFAMILY, 2);
+  b.begin_message(GENL_ID_CTRL).genl(cmd, 2);
   b.attr(CTRL_ATTR_FAMILY_NAME, "psample", 8);
-  b.attr_host<uint16_t>(CTRL_ATTR_FAMILY_ID, 34);
+  b.attr_host<uint16_t>(CTRL_ATTR_FAMILY_ID, id);
+  b.attr_host<uint32_t>(CTRL_ATTR_VERSION, 1);
   b.begin_nest(CTRL_ATTR_MCAST_GROUPS);
   b.begin_nest(1).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 14).attr(CTRL_ATTR_MCAST_GRP_NAME, "config", 7).end_nest();
   b.begin_nest(2).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 15);
@@ -33,6 +35,7 @@ TEST_CASE("genl: the psample family id and both multicast groups are read") {
   FamilyInfo info;
   CHECK_EQ(parse_get_family_reply(b.bytes().data(), b.size(), info), 0);
   CHECK_EQ(info.id, 34);
+  CHECK(info.name == "psample");
   CHECK_EQ(info.group_id("config"), 14u);
   CHECK_EQ(info.group_id("packets"), 15u);
   CHECK_EQ(info.group_id("nope"), 0u);
@@ -58,6 +61,37 @@ TEST_CASE("genl: every truncation of a reply is malformed, never read past") {
   for (size_t cut = 0; cut < b.size(); cut++) {
     FamilyInfo info;
     CHECK_EQ(parse_get_family_reply(b.bytes().data(), cut, info), EBADMSG);
+  }
+}
+
+TEST_CASE("genl: NEWFAMILY and DELFAMILY notifications name the family, its id and its groups") {
+  const auto registered = family_reply(false, CTRL_CMD_NEWFAMILY, 35);
+  FamilyInfo info;
+  CHECK(parse_family_event(registered.bytes().data(), registered.size(), info) == FamilyEvent::kRegistered);
+  CHECK(info.name == "psample");
+  CHECK_EQ(info.id, 35);
+  CHECK_EQ(info.group_id("packets"), 15u);
+
+  const auto unregistered = family_reply(false, CTRL_CMD_DELFAMILY);
+  FamilyInfo gone;
+  CHECK(parse_family_event(unregistered.bytes().data(), unregistered.size(), gone) == FamilyEvent::kUnregistered);
+  CHECK(gone.name == "psample");
+  CHECK_EQ(gone.id, 34);
+}
+
+TEST_CASE("genl: other controller commands, garbled notifications and truncations are not family events") {
+  for (const uint8_t cmd : {uint8_t{CTRL_CMD_NEWMCAST_GRP}, uint8_t{CTRL_CMD_DELMCAST_GRP}, uint8_t{CTRL_CMD_GETFAMILY}}) {
+    const auto other = family_reply(false, cmd);
+    FamilyInfo info;
+    CHECK(parse_family_event(other.bytes().data(), other.size(), info) == FamilyEvent::kOther);
+  }
+  const auto garbled = family_reply(true, CTRL_CMD_DELFAMILY);
+  FamilyInfo info;
+  CHECK(parse_family_event(garbled.bytes().data(), garbled.size(), info) == FamilyEvent::kOther);
+  const auto whole = family_reply(false, CTRL_CMD_DELFAMILY);
+  for (size_t cut = 0; cut < whole.size(); cut++) {
+    FamilyInfo cut_info;
+    CHECK(parse_family_event(whole.bytes().data(), cut, cut_info) == FamilyEvent::kOther);
   }
 }
 

@@ -13,8 +13,14 @@ namespace ovnpsample::testing {
 
 struct Parsed {
   std::vector<Message> messages;
-  ParseCounters counters;
+  Stats counters{};
   size_t returned = 0;
+
+  size_t samples() const {
+    size_t count = 0;
+    for (const Message& m : messages) count += m.kind == MessageKind::kSample ? 1 : 0;
+    return count;
+  }
 };
 
 inline Parsed parse_exact(const uint8_t* bytes, size_t length, uint16_t family_id = kPsampleFamily) {

@@ -92,8 +92,8 @@ void check_fixture(const std::string& name) {
   if (CHECK(m.data.length >= 14)) {
     CHECK_EQ(fixture->bytes[m.data.offset + 12] << 8 | fixture->bytes[m.data.offset + 13], int{m.proto});
   }
-  CHECK_EQ(parsed.counters.malformed, 0u);
-  CHECK_EQ(parsed.counters.samples, 1u);
+  CHECK_EQ(parsed.counters[kMalformed], 0u);
+  CHECK_EQ(parsed.samples(), 1u);
 }
 
 TEST_CASE("real capture tc-cookie-1 decodes to exactly its .json") { check_fixture("tc-cookie-1"); }

@@ -46,7 +46,7 @@ TEST_CASE("every prefix of every real capture is malformed-counted, or empty for
       for (const uint16_t family : {kPsampleFamily, uint16_t{0}}) {
         const Parsed parsed = parse_exact(fixture.bytes.data(), length, family);
         CHECK_EQ(parsed.messages.size(), 0u);
-        CHECK_EQ(parsed.counters.malformed, length == 0 ? 0u : 1u);
+        CHECK_EQ(parsed.counters[kMalformed], length == 0 ? 0u : 1u);
       }
     }
   }
@@ -63,10 +63,10 @@ TEST_CASE("a corrupted nla_len at every attribute position never escapes the mes
         const uint16_t nla_len = static_cast<uint16_t>(value);
         std::memcpy(&bytes[position], &nla_len, sizeof nla_len);
         const Parsed parsed = parse_exact(bytes);
-        CHECK_EQ(parsed.messages.size() + parsed.counters.malformed, 1u);
+        CHECK_EQ(parsed.messages.size() + parsed.counters[kMalformed], 1u);
         CHECK(ranges_inside(parsed, bytes.size()));
         if (nla_len < 4 || nla_len > room) {
-          CHECK_EQ(parsed.counters.malformed, 1u);
+          CHECK_EQ(parsed.counters[kMalformed], 1u);
         }
       }
     }
@@ -84,9 +84,9 @@ TEST_CASE("the four real captures in one datagram decode in order") {
   if (!CHECK_EQ(parsed.messages.size(), fixtures.size())) return;
   CHECK_EQ(parsed.messages[0].group, 7u);
   CHECK_EQ(parsed.messages[2].group, 10u);
-  CHECK_EQ(parsed.counters.samples, 4u);
+  CHECK_EQ(parsed.samples(), 4u);
   CHECK(ranges_inside(parsed, datagram.size()));
-  CHECK_EQ(parse_exact(datagram, 35).counters.foreign, 4u);
+  CHECK_EQ(parse_exact(datagram, 35).counters[kForeign], 4u);
 }
 
 TEST_CASE("a real capture whose nlmsg_len omits the last attribute's padding still decodes") {

@@ -18,7 +18,7 @@ TEST_CASE("a 5.8-5.11 sample carrying its tunnel as attribute 7 is recognised") 
   if (!CHECK_EQ(parsed.messages.size(), 1u)) return;
   const Message& m = parsed.messages[0];
   CHECK(m.swapped_layout);
-  CHECK_EQ(parsed.counters.swapped_layout, 1u);
+  CHECK_EQ(parsed.counters[kSwappedLayout], 1u);
   CHECK(m.present & (1u << kAttrTunnel));
   CHECK(!(m.present & (1u << kAttrGroupRefcount)));
   CHECK_EQ(m.tunnel.id, 5001u);
@@ -34,7 +34,7 @@ TEST_CASE("a 5.8-5.11 group message carrying its refcount as attribute 8 is reco
   if (!CHECK_EQ(parsed.messages.size(), 1u)) return;
   const Message& m = parsed.messages[0];
   CHECK(m.swapped_layout);
-  CHECK_EQ(parsed.counters.swapped_layout, 1u);
+  CHECK_EQ(parsed.counters[kSwappedLayout], 1u);
   CHECK_EQ(m.group_refcount, 6u);
   CHECK_EQ(m.present, (1u << kAttrSampleGroup) | (1u << kAttrGroupRefcount));
 }
@@ -50,7 +50,7 @@ TEST_CASE("the fixed layout is not mistaken for the swapped one") {
   b.begin_nest(kAttrTunnel).flag(kTunOam).end_nest().end_message();
   const Parsed parsed = parse_exact(b.bytes());
   if (!CHECK_EQ(parsed.messages.size(), 3u)) return;
-  CHECK_EQ(parsed.counters.swapped_layout, 0u);
+  CHECK_EQ(parsed.counters[kSwappedLayout], 0u);
   CHECK(parsed.messages[0].present & (1u << kAttrGroupRefcount));
   CHECK_EQ(parsed.messages[1].tunnel.ttl, 1);
   CHECK_EQ(parsed.messages[2].tunnel.present, 1u << kTunOam);

@@ -73,19 +73,19 @@ TEST_CASE("a tunnel key shorter than its type makes the message malformed") {
     sample_header(b).begin_nest(kAttrTunnel).attr(key.type, zeros, key.width - 1).end_nest().end_message();
     const Parsed parsed = parse_exact(b.bytes());
     CHECK_EQ(parsed.messages.size(), 0u);
-    CHECK_EQ(parsed.counters.malformed, 1u);
+    CHECK_EQ(parsed.counters[kMalformed], 1u);
   }
 }
 
 TEST_CASE("a garbled tunnel nest or VXLAN option nest makes the message malformed") {
   NetlinkBuilder broken_tunnel;
   sample_header(broken_tunnel).attr(kAttrTunnel, {0x02, 0x00, 0x04, 0x00}).end_message();
-  CHECK_EQ(parse_exact(broken_tunnel.bytes()).counters.malformed, 1u);
+  CHECK_EQ(parse_exact(broken_tunnel.bytes()).counters[kMalformed], 1u);
 
   NetlinkBuilder short_gbp;
   sample_header(short_gbp).begin_nest(kAttrTunnel).begin_nest(kTunVxlanOpts);
   short_gbp.attr(kVxlanExtGbp, {1, 2}).end_nest().end_nest().end_message();
-  CHECK_EQ(parse_exact(short_gbp.bytes()).counters.malformed, 1u);
+  CHECK_EQ(parse_exact(short_gbp.bytes()).counters[kMalformed], 1u);
 }
 
 TEST_CASE("unknown VXLAN option keys are counted and skipped") {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import nodeGypBuild from 'node-gyp-build';
 
-import type { PsampleStats } from '../psample/types';
+import { ABI_SOURCE } from './abi.generated';
 
 /** Shapes of the C++ addon (native/addon.cc); only src/psample talks to it. */
 export interface NativeReaderOptions {
@@ -16,25 +16,27 @@ export interface NativeReaderOptions {
   queueCapacity: number;
 }
 
+/** What the socket subscribes to now: the family and group ids change when psample registers again. */
 export interface NativeReaderInfo {
   familyId: number;
   groupId: number;
   kernelFilter: boolean;
   receiveBufferBytes: number;
+  /** How long the last family gap lasted; absent when there was none, or its start was missed. */
+  lastGapMs?: number;
 }
-
-/** The public counters plus the errno the reader thread stopped on (0 while healthy). */
-export type NativeReaderStats = PsampleStats & { failureErrno: number };
 
 /** Flattened batches: [records, payload, count, records, payload, count, ...]. */
 export type NativeBatches = Array<ArrayBuffer | number>;
 
 export interface NativeReader {
-  /** Takes queued batches; writes [kernel drops, queue drops, failure errno] into `counters`. */
-  take(counters: Float64Array): NativeBatches;
-  stats(): NativeReaderStats;
+  /** Takes queued batches; fills `stats` (STAT_NAMES order) like stats() does. */
+  take(stats: Float64Array): NativeBatches;
+  /** Fills `out` with every count, in STAT_NAMES order (received excepted: JavaScript counts it). */
+  stats(out: Float64Array): void;
   info(): NativeReaderInfo;
-  close(): void;
+  /** Stops the reader thread and counts what was never delivered, plus `undelivered` messages JavaScript had taken. */
+  close(undelivered: number): void;
   ref(): void;
   unref(): void;
 }
@@ -44,20 +46,31 @@ export interface NativeInjector {
   close(): void;
 }
 
-export interface NativeDecodeCounters {
-  malformed: number;
-  unknownAttributes: number;
-  foreign: number;
-  swappedLayout: number;
-  controlMessages: number;
+interface NativeAbi {
+  littleEndian: boolean;
 }
 
 interface Addon {
   NativeReader: new (options: NativeReaderOptions, onReadable: () => void) => NativeReader;
   NativeInjector: new (options: { protocol: 'generic' | 'usersock'; groupId: number; netns?: string }) => NativeInjector;
-  decode(bytes: Uint8Array, familyId: number): [ArrayBuffer, ArrayBuffer, number, NativeDecodeCounters];
+  /** Parses one datagram; fills `stats` with what the parser counted. */
+  decode(bytes: Uint8Array, familyId: number, stats: Float64Array): [ArrayBuffer, ArrayBuffer, number];
+  abi: NativeAbi;
 }
 
 // src/native and dist/native both sit two levels below the package root, where node-gyp-build
 // finds prebuilds/ (installed packages) or build/Release (source checkouts).
-export const addon: Addon = nodeGypBuild(path.join(__dirname, '..', '..')) as Addon;
+const root = path.join(__dirname, '..', '..');
+export const addon: Addon = nodeGypBuild(root) as Addon;
+
+// A stale build/ or prebuild would hand over records JavaScript misreads: refuse it, loudly.
+const { littleEndian, ...layout } = addon.abi;
+if (JSON.stringify(layout) !== ABI_SOURCE) {
+  throw new Error(
+    `the native addon loaded from ${root} does not match this JavaScript build (batch layout or counters differ): ` +
+      'rebuild both with `npm run build`',
+  );
+}
+
+/** The byte order of the numbers in the addon's batches (the host's). */
+export const NATIVE_LITTLE_ENDIAN = littleEndian;

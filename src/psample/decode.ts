@@ -1,6 +1,7 @@
-import { addon } from '../native/binding';
-import { readBatch } from './batch';
+import { addon, NATIVE_LITTLE_ENDIAN } from '../native/binding';
+import { RecordBatch } from './batch';
 import { fromNativeError, InvalidOptionError, PsampleDecodeError } from './errors';
+import { STAT, statValues } from './stats';
 import type { PsampleMessage } from './types';
 
 export interface DecodePsampleOptions {
@@ -18,20 +19,20 @@ export function decodePsample(bytes: Uint8Array, options: DecodePsampleOptions =
   if (!Number.isInteger(familyId) || familyId < 0 || familyId > 0xffff) {
     throw new InvalidOptionError(`familyId must be an integer from 0 to 65535, got ${String(familyId)}`);
   }
+  const stats = statValues();
   let decoded: ReturnType<typeof addon.decode>;
   try {
-    decoded = addon.decode(bytes, familyId);
+    decoded = addon.decode(bytes, familyId, stats);
   } catch (error) {
     throw fromNativeError(error);
   }
-  const [records, payload, count, counters] = decoded;
-  if (counters.malformed > 0) {
+  const malformed = stats[STAT.malformed]!;
+  if (malformed > 0) {
     throw new PsampleDecodeError(
-      `${counters.malformed} malformed netlink message(s) in ${bytes.byteLength} bytes: ` +
+      `${malformed} malformed netlink message(s) in ${bytes.byteLength} bytes: ` +
         'give whole psample messages as the kernel sends them, starting with the 16-byte nlmsghdr',
     );
   }
-  const messages: PsampleMessage[] = [];
-  readBatch(records, payload, count, (message) => messages.push(message));
-  return messages;
+  const [records, payload, count] = decoded;
+  return new RecordBatch(records, payload, count, NATIVE_LITTLE_ENDIAN).messages();
 }

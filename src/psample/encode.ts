@@ -1,3 +1,5 @@
+import { endianness } from 'node:os';
+
 import { ipv4Bytes, ipv6Bytes } from './address-bytes';
 import { InvalidOptionError } from './errors';
 import type { PsampleMessage, PsampleTunnel } from './types';
@@ -7,6 +9,8 @@ export const DEFAULT_INJECTION_FAMILY_ID = 34;
 
 const COMMAND_NUMBERS = { sample: 0, 'get-group': 1, 'new-group': 2, 'del-group': 3 } as const;
 const NLA_F_NESTED = 0x8000;
+// Netlink headers and attributes are in host byte order (some attributes are big-endian by definition).
+const HOST_LITTLE_ENDIAN = endianness() === 'LE';
 
 function inRange(type: number, value: number, max: number): number {
   if (!Number.isInteger(value) || value < 0 || value > max) {
@@ -27,8 +31,8 @@ class AttributeWriter {
     const padded = (total + 3) & ~3;
     const chunk = new Uint8Array(padded);
     const view = new DataView(chunk.buffer);
-    view.setUint16(0, total, true);
-    view.setUint16(2, type, true);
+    view.setUint16(0, total, HOST_LITTLE_ENDIAN);
+    view.setUint16(2, type, HOST_LITTLE_ENDIAN);
     chunk.set(payload, 4);
     this.chunks.push(chunk);
     this.length += padded;
@@ -46,13 +50,13 @@ class AttributeWriter {
   u16(type: number, value: number, bigEndian = false): void {
     inRange(type, value, 0xffff);
     const b = new Uint8Array(2);
-    new DataView(b.buffer).setUint16(0, value, !bigEndian);
+    new DataView(b.buffer).setUint16(0, value, !bigEndian && HOST_LITTLE_ENDIAN);
     this.push(type, b);
   }
   u32(type: number, value: number): void {
     inRange(type, value, 0xffffffff);
     const b = new Uint8Array(4);
-    new DataView(b.buffer).setUint32(0, value, true);
+    new DataView(b.buffer).setUint32(0, value, HOST_LITTLE_ENDIAN);
     this.push(type, b);
   }
   u64(type: number, value: bigint, bigEndian = false): void {
@@ -60,7 +64,7 @@ class AttributeWriter {
       throw new InvalidOptionError(`attribute ${type}: ${value} does not fit in 64 bits`);
     }
     const b = new Uint8Array(8);
-    new DataView(b.buffer).setBigUint64(0, value, !bigEndian);
+    new DataView(b.buffer).setBigUint64(0, value, !bigEndian && HOST_LITTLE_ENDIAN);
     this.push(type, b);
   }
   nested(type: number, inner: AttributeWriter): void {
@@ -131,8 +135,8 @@ export function encodePsample(message: Partial<PsampleMessage>, options: { famil
   }
   const out = new Uint8Array(20 + a.length);
   const view = new DataView(out.buffer);
-  view.setUint32(0, out.byteLength, true);
-  view.setUint16(4, options.familyId ?? DEFAULT_INJECTION_FAMILY_ID, true);
+  view.setUint32(0, out.byteLength, HOST_LITTLE_ENDIAN);
+  view.setUint16(4, options.familyId ?? DEFAULT_INJECTION_FAMILY_ID, HOST_LITTLE_ENDIAN);
   out[16] = COMMAND_NUMBERS[command];
   out[17] = 1;
   out.set(a.concat(), 20);

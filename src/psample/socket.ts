@@ -1,97 +1,33 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
-import { addon, type NativeBatches, type NativeReader } from '../native/binding';
-import { readBatch } from './batch';
+import { addon, type NativeReader, type NativeReaderInfo } from '../native/binding';
+import { DeliveryQueue } from './delivery';
 import { fromNativeError, PsampleSocketError } from './errors';
+import { type IteratorOwner, SampleIterator } from './iterator';
 import { nativeReaderOptions } from './options';
-import type { OpenPsampleOptions, PsampleDropEvent, PsampleMessage, PsampleStats } from './types';
+import { STAT, statsObject, statValues } from './stats';
+import type { OpenPsampleOptions, PsampleDropEvent, PsampleGapEvent, PsampleMessage, PsampleStats } from './types';
 
 // Samples an async iterator may hold before the socket stops taking from the reader thread;
 // beyond that the native queue fills and then counts drops, rather than memory growing unbounded.
 const ITERATOR_HIGH_WATER = 65_536;
 const ITERATOR_LOW_WATER = 16_384;
 
+const DROP_KINDS = [
+  ['kernel', STAT.kernelDrops],
+  ['queue', STAT.queueDrops],
+  ['close', STAT.closeDiscards],
+] as const;
+
 const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? (Symbol.for('nodejs.asyncDispose') as typeof Symbol.asyncDispose);
-
-interface Waiter {
-  resolve(result: IteratorResult<PsampleMessage>): void;
-  reject(error: unknown): void;
-}
-
-class SampleIterator implements AsyncIterableIterator<PsampleMessage> {
-  readonly buffer: PsampleMessage[] = [];
-  head = 0;
-  waiter: Waiter | undefined;
-  done = false;
-  failure: unknown;
-
-  constructor(private readonly owner: PsampleSocket) {}
-
-  get pending(): number {
-    return this.buffer.length - this.head;
-  }
-
-  push(message: PsampleMessage): void {
-    if (this.waiter) {
-      const waiter = this.waiter;
-      this.waiter = undefined;
-      waiter.resolve({ value: message, done: false });
-    } else {
-      this.buffer.push(message);
-    }
-  }
-
-  finish(failure?: unknown): void {
-    this.done = true;
-    this.failure = failure;
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    if (waiter && failure !== undefined) waiter.reject(failure);
-    else waiter?.resolve({ value: undefined, done: true });
-  }
-
-  next(): Promise<IteratorResult<PsampleMessage>> {
-    if (this.head < this.buffer.length) {
-      const value = this.buffer[this.head]!;
-      this.head++;
-      if (this.head === this.buffer.length) {
-        this.buffer.length = 0;
-        this.head = 0;
-      } else if (this.head >= 1024 && this.head * 2 >= this.buffer.length) {
-        // A consumer that never quite catches up must not keep every consumed sample alive.
-        this.buffer.splice(0, this.head);
-        this.head = 0;
-      }
-      this.owner.iteratorDrained();
-      return Promise.resolve({ value, done: false });
-    }
-    if (this.done) {
-      return this.failure !== undefined
-        ? Promise.reject(this.failure)
-        : Promise.resolve({ value: undefined, done: true });
-    }
-    return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
-    });
-  }
-
-  return(): Promise<IteratorResult<PsampleMessage>> {
-    this.owner.detach(this);
-    this.finish();
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-}
 
 export interface PsampleSocketEvents {
   sample: [PsampleMessage];
   group: [PsampleMessage];
   drop: [PsampleDropEvent];
+  gap: [PsampleGapEvent];
   error: [Error];
   close: [];
 }
@@ -105,25 +41,23 @@ export interface PsampleSocketEvents {
  * for everyone (listeners included), the native queue fills and then counts drops. An iterator
  * that is no longer read must be ended (break / return()) so it does not hold the others back.
  */
-export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage> {
-  /** The netlink family id the messages carry (psample's, resolved at open). */
-  readonly familyId: number;
-  /** The multicast group joined for samples. */
-  readonly groupId: number;
+export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage>, IteratorOwner {
   /** The kernel's receive buffer size actually granted (it counts skb overhead, so about 2x the request). */
   readonly receiveBufferBytes: number;
   /** False when the group filter could not be attached in the kernel and runs in userspace. */
   readonly kernelFilter: boolean;
 
   readonly #native: NativeReader;
+  readonly #deliveries = new DeliveryQueue();
   readonly #iterators = new Set<SampleIterator>();
   readonly #signal: AbortSignal | undefined;
+  #info: NativeReaderInfo;
   #closed = false;
   #paused = false;
-  #kernelDrops = 0;
-  #queueDrops = 0;
-  // Filled by each take(): kernel drops, queue drops, failure errno.
-  readonly #counters = new Float64Array(3);
+  #received = 0;
+  // Filled by take() and stats(); #reported holds the totals the events have announced.
+  readonly #stats = statValues();
+  readonly #reported = statValues();
 
   constructor(options: OpenPsampleOptions = {}) {
     super();
@@ -133,23 +67,33 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     } catch (error) {
       throw fromNativeError(error);
     }
-    const info = this.#native.info();
-    this.familyId = info.familyId;
-    this.groupId = info.groupId;
-    this.receiveBufferBytes = info.receiveBufferBytes;
-    this.kernelFilter = info.kernelFilter;
+    this.#info = this.#native.info();
+    this.receiveBufferBytes = this.#info.receiveBufferBytes;
+    this.kernelFilter = this.#info.kernelFilter;
     this.#signal = options.signal;
     if (this.#signal?.aborted) this.close();
     else this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  /** The netlink family id the messages carry (psample's: it may change when psample registers again). */
+  get familyId(): number {
+    return this.#info.familyId;
+  }
+
+  /** The multicast group joined for samples (it may change when psample registers again). */
+  get groupId(): number {
+    return this.#info.groupId;
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
+  /** Every count (see PsampleStats); still readable after close, when they are final. */
   stats(): PsampleStats {
-    const { failureErrno: _failure, ...stats } = this.#native.stats();
-    return stats;
+    this.#native.stats(this.#stats);
+    this.#stats[STAT.received] = this.#received;
+    return statsObject(this.#stats);
   }
 
   /** Keeps the process alive while open (the default), like a listening server. */
@@ -164,22 +108,26 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     return this;
   }
 
+  /**
+   * Stops at once: no `sample` or `group` event follows, even when called from a listener.
+   * The reader thread is stopped first; what it had read but JavaScript had not delivered, and
+   * what the socket still held, is counted in stats().closeDiscards (and a `drop` event of kind
+   * 'close'), then `close` is emitted.
+   */
   close(): void {
     this.#close(undefined);
   }
 
-  // Whatever the reader thread already queued is delivered, to listeners and iterators alike,
-  // before the iterators end (with the failure, if any).
   #close(failure: Error | undefined): void {
     if (this.#closed) return;
     this.#closed = true;
     this.#signal?.removeEventListener('abort', this.#onAbort);
-    this.#deliver(this.#native.take(this.#counters));
-    this.#reportDrops();
-    this.#native.close();
+    this.#native.close(this.#deliveries.discard());
+    this.#native.stats(this.#stats);
     const iterators = [...this.#iterators];
     this.#iterators.clear();
     for (const iterator of iterators) iterator.finish(failure);
+    this.#reportDrops();
     this.emit('close');
     if (failure !== undefined) {
       if (this.listenerCount('error') > 0) this.emit('error', failure);
@@ -214,42 +162,67 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
 
   readonly #onAbort = (): void => this.close();
 
-  // Called by the reader thread (through a thread-safe function) when batches wait.
+  // Called by the reader thread (through a thread-safe function) when batches or new counts
+  // wait, and again on the next turn of the event loop after a listener threw.
   readonly #onReadable = (): void => {
     if (this.#closed || this.#paused) return;
-    this.#deliver(this.#native.take(this.#counters));
+    this.#deliveries.add(this.#native.take(this.#stats));
+    this.#deliver();
+    if (this.#closed) return;
+    const failure = this.#stats[STAT.failureErrno]!;
+    if (failure !== 0) return this.#fail(failure);
     this.#reportDrops();
-    const failure = this.#counters[2]!;
-    if (failure !== 0) this.#fail(failure);
-  };
-
-  #deliver(batches: NativeBatches): void {
-    for (let i = 0; i < batches.length; i += 3) {
-      readBatch(batches[i] as ArrayBuffer, batches[i + 1] as ArrayBuffer, batches[i + 2] as number, this.#dispatch);
-    }
+    this.#reportGaps();
     for (const iterator of this.#iterators) {
       if (iterator.pending > ITERATOR_HIGH_WATER) this.#paused = true;
     }
-  }
-
-  readonly #dispatch = (message: PsampleMessage): void => {
-    if (message.command === 'sample') this.emit('sample', message);
-    else this.emit('group', message);
-    for (const iterator of this.#iterators) iterator.push(message);
   };
 
-  #reportDrops(): void {
-    const kernelDrops = this.#counters[0]!;
-    const queueDrops = this.#counters[1]!;
-    if (kernelDrops !== this.#kernelDrops) {
-      const count = kernelDrops - this.#kernelDrops;
-      this.#kernelDrops = kernelDrops;
-      this.emit('drop', { kind: 'kernel', count, total: kernelDrops });
+  // An exception in a listener goes where Node sends one from any event source: the addon
+  // raises it as 'uncaughtException' (see CallJs in native/addon.cc). If the process survives
+  // it, the rest of the batch follows on the next turn of the event loop, in order.
+  #deliver(): void {
+    try {
+      for (let message = this.#deliveries.next(); message !== undefined; message = this.#deliveries.next()) {
+        this.#dispatch(message);
+        if (this.#closed) return;
+      }
+    } catch (error) {
+      if (!this.#closed) setImmediate(this.#onReadable);
+      throw error;
     }
-    if (queueDrops !== this.#queueDrops) {
-      const count = queueDrops - this.#queueDrops;
-      this.#queueDrops = queueDrops;
-      this.emit('drop', { kind: 'queue', count, total: queueDrops });
+  }
+
+  // Iterators first: a listener that throws must not take the message from them.
+  #dispatch(message: PsampleMessage): void {
+    this.#received++;
+    for (const iterator of this.#iterators) iterator.push(message);
+    if (message.command === 'sample') this.emit('sample', message);
+    else this.emit('group', message);
+  }
+
+  #reportDrops(): void {
+    for (const [kind, stat] of DROP_KINDS) {
+      const total = this.#stats[stat]!;
+      const count = total - this.#reported[stat]!;
+      if (count === 0) continue;
+      this.#reported[stat] = total;
+      this.emit('drop', { kind, count, total });
+    }
+  }
+
+  #reportGaps(): void {
+    const gaps = this.#stats[STAT.familyGaps]!;
+    const rejoins = this.#stats[STAT.rejoins]!;
+    if (gaps !== this.#reported[STAT.familyGaps]) {
+      this.#reported[STAT.familyGaps] = gaps;
+      this.emit('gap', { phase: 'start', total: gaps });
+    }
+    if (rejoins !== this.#reported[STAT.rejoins]) {
+      this.#reported[STAT.rejoins] = rejoins;
+      this.#info = this.#native.info();
+      const { familyId, groupId, lastGapMs } = this.#info;
+      this.emit('gap', { phase: 'end', total: gaps, familyId, groupId, durationMs: lastGapMs });
     }
   }
 

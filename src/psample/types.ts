@@ -75,39 +75,34 @@ export interface PsampleMessage {
   nsid?: number;
 }
 
-export interface PsampleStats {
-  /** Messages delivered to JavaScript (samples and group events). */
-  received: number;
-  /** Datagrams read from the socket. */
-  datagrams: number;
-  /** Messages the kernel dropped because the receive buffer was full (SK_MEMINFO_DROPS). */
-  kernelDrops: number;
-  /** Times the kernel reported ENOBUFS on receive. */
-  enobufs: number;
-  /** Messages read but dropped because the queue towards JavaScript was full. */
-  queueDrops: number;
-  /** Messages rejected as truncated or garbled. */
-  malformed: number;
-  /** Attributes skipped because their type is unknown to this version. */
-  unknownAttributes: number;
-  /** Messages of another netlink family on the socket. */
-  foreign: number;
-  /** Messages from a userspace sender where only the kernel may send. */
-  rejectedSender: number;
-  /** Messages in the swapped attribute order of unfixed 5.8-5.11 kernels. */
-  swappedLayout: number;
-  /** Samples of unwanted groups that reached userspace and were discarded there. */
-  filteredOut: number;
-  /** NLMSG_ERROR / NLMSG_DONE / NLMSG_OVERRUN messages seen (none are expected on a multicast socket). */
-  controlMessages: number;
-  /** Messages waiting in the queue towards JavaScript right now. */
-  queued: number;
-}
+/** Every count of a socket's stats(): see native/socket_stats.h, where they are defined. */
+export type { PsampleStats } from '../native/abi.generated';
 
 export interface PsampleDropEvent {
-  kind: 'kernel' | 'queue';
+  /**
+   * kernel: the receive buffer was full (stats().kernelDrops); queue: the queue towards
+   * JavaScript was full (queueDrops); close: still in the socket or not yet delivered when the
+   * socket closed (closeDiscards).
+   */
+  kind: 'kernel' | 'queue' | 'close';
   /** Newly counted drops. */
   count: number;
   /** Total drops of this kind since open. */
   total: number;
+}
+
+/**
+ * The psample family went away (module unloaded, Open vSwitch upgrade: 'start'), and the socket
+ * joined it again when it came back ('end'). In between no sample could reach the socket, and
+ * the kernel cannot say how many there were.
+ */
+export interface PsampleGapEvent {
+  phase: 'start' | 'end';
+  /** Gaps since open (stats().familyGaps). */
+  total: number;
+  /** end: the family id and packets group joined (a re-registered family may get new ones). */
+  familyId?: number;
+  groupId?: number;
+  /** end: how long the socket could not receive; undefined when the unregistration was missed. */
+  durationMs?: number;
 }

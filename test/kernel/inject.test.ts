@@ -9,7 +9,7 @@ import {
   type PsampleMessage,
   type PsampleSocket,
 } from '../../src/index';
-import { vectors } from '../support/fixtures';
+import { everyAttributeSample, vectors } from '../support/fixtures';
 import { fileNetns } from '../support/netns';
 import { collectSamples, settle, waitFor } from '../support/receive';
 
@@ -45,43 +45,7 @@ describe('samples injected through the kernel netlink path', () => {
   it('round-trips every attribute, including the nested tunnel, through encode, kernel and reader', async () => {
     const { socket, injector } = open();
     const received = collectSamples(socket);
-    const sample: PsampleMessage = {
-      command: 'sample',
-      group: 77,
-      groupSeq: 123456,
-      iifindex: 4,
-      oifindex: 9,
-      origSize: 1500,
-      rate: 1000,
-      probability: false,
-      timestampNs: 18_446_744_073_709_551_615n,
-      latencyNs: 4242n,
-      outTc: 3,
-      outTcOcc: 9_007_199_254_740_993n,
-      proto: 0x86dd,
-      data: Uint8Array.from({ length: 64 }, (_, i) => i),
-      userCookie: Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]),
-      groupRefcount: undefined,
-      tunnel: {
-        id: 0x0102030405060708n,
-        ipv4Src: '192.0.2.1',
-        ipv4Dst: '198.51.100.2',
-        ipv6Src: '2001:db8::1',
-        ipv6Dst: 'fe80::a:b:c',
-        tos: 0x28,
-        ttl: 64,
-        tpSrc: 49152,
-        tpDst: 6081,
-        dontFragment: true,
-        csum: true,
-        oam: false,
-        ipv4InfoBridge: true,
-        geneveOptions: Uint8Array.from([0x01, 0x02, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef]),
-        vxlanGbp: 0x800100,
-        erspanOptions: Uint8Array.from([0, 0, 0, 2, 0, 0, 0, 7]),
-      },
-      nsid: undefined,
-    };
+    const sample = everyAttributeSample;
     injector.send(encodePsample(sample, { familyId: FAMILY }));
     await waitFor(() => received.length === 1);
     expect(received[0]).toEqual(sample);

@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
@@ -13,6 +12,7 @@ import {
   PsamplePermissionError,
   PsampleUnavailableError,
 } from '../../src/index';
+import { dist } from '../support/child';
 import { hostHasPsample } from '../support/host-kernel';
 import { fileNetns } from '../support/netns';
 import { waitFor } from '../support/receive';
@@ -20,7 +20,6 @@ import { waitFor } from '../support/receive';
 const GROUP = 7;
 const FAMILY = 34;
 const source = { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } as const;
-const root = path.join(__dirname, '..', '..');
 const ns = fileNetns('ovnps-lifecycle');
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
@@ -59,17 +58,12 @@ it('works in a worker thread, and the worker can be terminated with a socket ope
   const worker = new Worker(
     `
     const { workerData, parentPort } = require('node:worker_threads');
-    const addon = require('node-gyp-build')(workerData.root);
-    const reader = new addon.NativeReader(
-      { protocol: 'usersock', familyId: 34, groupId: workerData.group, netns: workerData.netns, config: false, listenAllNsid: false,
-        receiveBufferBytes: 1 << 20, queueCapacity: 1000 },
-      () => {
-        const batches = reader.take(new Float64Array(3));
-        for (let i = 2; i < batches.length; i += 3) parentPort.postMessage(batches[i]);
-      });
+    const socket = require(workerData.dist).openPsample({
+      netns: workerData.netns, source: { protocol: 'usersock', familyId: 34, groupId: workerData.group } });
+    socket.on('sample', () => parentPort.postMessage(1));
     parentPort.postMessage('ready');
     `,
-    { eval: true, workerData: { root, group: GROUP, netns: ns.name } },
+    { eval: true, workerData: { dist, group: GROUP, netns: ns.name } },
   );
   const counts: number[] = [];
   await new Promise<void>((resolve, reject) => {
@@ -96,7 +90,7 @@ it.skipIf(hostHasPsample)('fails with PSAMPLE_UNAVAILABLE on a kernel without th
 
 it('fails with PSAMPLE_PERMISSION when joining without CAP_NET_ADMIN', () => {
   const script = `
-    try { require(${JSON.stringify(path.join(root, 'dist'))}).openPsample({ source: ${JSON.stringify(source)} }); }
+    try { require(${JSON.stringify(dist)}).openPsample({ source: ${JSON.stringify(source)} }); }
     catch (e) { process.stdout.write(JSON.stringify({ name: e.name, code: e.code, message: e.message })); }`;
   const out = execFileSync(
     'setpriv',

@@ -23,12 +23,17 @@ it('accounts for every message of a burst into a tiny receive buffer: received +
   const received = collectSamples(socket);
   const drops: PsampleDropEvent[] = [];
   socket.on('drop', (d) => drops.push(d));
-  const sent = await sendFromWorker(ns.name, GROUP, burst(50_000));
   const accounted = (): number => {
     const s = socket!.stats();
     return s.received + s.kernelDrops + s.queueDrops;
   };
-  await waitFor(() => accounted() === sent, 20_000, 'received + drops == sent');
+  // Whether the reader thread falls behind the sender depends on how the two get scheduled on
+  // this busy machine: bursts go on until the buffer has overflowed once.
+  let sent = 0;
+  for (let burstCount = 0; burstCount < 5 && socket.stats().kernelDrops === 0; burstCount++) {
+    sent += await sendFromWorker(ns.name, GROUP, burst(50_000));
+    await waitFor(() => accounted() === sent, 20_000, 'received + drops == sent');
+  }
   await settle();
   const stats = socket.stats();
   expect(stats.received + stats.kernelDrops + stats.queueDrops).toBe(sent);

@@ -33,3 +33,32 @@ export function sendFromWorker(netns: string, groupId: number, messages: Uint8Ar
 export function blockThread(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
+
+/**
+ * Sends pre-encoded messages from a worker thread while this thread stays blocked (no event loop
+ * turn, no callback) until the last one is sent. What the messages went to is then all in the
+ * socket or in its reader's queue, none delivered yet. `exited` resolves once the worker's thread
+ * is gone.
+ */
+export function sendWhileBlocked(
+  netns: string,
+  groupId: number,
+  messages: Uint8Array[],
+): { sent: number; exited: Promise<unknown> } {
+  const done = new Int32Array(new SharedArrayBuffer(4));
+  const source = `
+    const { workerData } = require('node:worker_threads');
+    const addon = require('node-gyp-build')(workerData.root);
+    const injector = new addon.NativeInjector({ protocol: 'usersock', groupId: workerData.groupId, netns: workerData.netns });
+    for (const m of workerData.messages) injector.send(m);
+    injector.close();
+    Atomics.store(workerData.done, 0, 1);
+    Atomics.notify(workerData.done, 0);
+  `;
+  const worker = new Worker(source, {
+    eval: true,
+    workerData: { root: `${__dirname}/../..`, netns, groupId, messages, done },
+  });
+  if (Atomics.wait(done, 0, 0, 60_000) === 'timed-out') throw new Error('the sender worker did not finish within 60 s');
+  return { sent: messages.length, exited: worker.terminate() };
+}
