@@ -6,8 +6,9 @@ import { DeliveryQueue } from './delivery';
 import { fromNativeError, PsampleSocketError } from './errors';
 import { type IteratorOwner, SampleIterator } from './iterator';
 import { nativeReaderOptions } from './options';
+import type { PsampleSample } from './sample';
 import { STAT, statsObject, statValues } from './stats';
-import type { OpenPsampleOptions, PsampleDropEvent, PsampleGapEvent, PsampleMessage, PsampleStats } from './types';
+import type { OpenPsampleOptions, PsampleDropEvent, PsampleGapEvent, PsampleStats } from './types';
 
 // Samples an async iterator may hold before the socket stops taking from the reader thread;
 // beyond that the native queue fills and then counts drops, rather than memory growing unbounded.
@@ -24,8 +25,8 @@ const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? (Symbol.for('nodejs.asyncDispose') as typeof Symbol.asyncDispose);
 
 export interface PsampleSocketEvents {
-  sample: [PsampleMessage];
-  group: [PsampleMessage];
+  sample: [PsampleSample];
+  group: [PsampleSample];
   drop: [PsampleDropEvent];
   gap: [PsampleGapEvent];
   error: [Error];
@@ -34,14 +35,15 @@ export interface PsampleSocketEvents {
 
 /**
  * A live psample subscription. A dedicated native thread keeps draining the kernel socket into a
- * bounded queue while JavaScript is busy; this object turns the queued batches into
- * PsampleMessage objects on the JavaScript thread.
+ * bounded queue while JavaScript is busy, and hands over what arrived within about a millisecond
+ * as one batch; this object delivers their messages (`sample`, `group`, the async iterator) on
+ * the JavaScript thread, as PsampleSamples that decode fields on access.
  *
  * Backpressure: while any async iterator holds more than 65,536 unread samples, delivery pauses
  * for everyone (listeners included), the native queue fills and then counts drops. An iterator
  * that is no longer read must be ended (break / return()) so it does not hold the others back.
  */
-export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage>, IteratorOwner {
+export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleSample>, IteratorOwner {
   /** The kernel's receive buffer size actually granted (it counts skb overhead, so about 2x the request). */
   readonly receiveBufferBytes: number;
   /** False when the group filter could not be attached in the kernel and runs in userspace. */
@@ -135,7 +137,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     }
   }
 
-  [Symbol.asyncIterator](): AsyncIterableIterator<PsampleMessage> {
+  [Symbol.asyncIterator](): AsyncIterableIterator<PsampleSample> {
     const iterator = new SampleIterator(this);
     if (this.#closed) iterator.finish();
     else this.#iterators.add(iterator);
@@ -182,10 +184,14 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   // raises it as 'uncaughtException' (see CallJs in native/addon.cc). If the process survives
   // it, the rest of the batch follows on the next turn of the event loop, in order.
   #deliver(): void {
+    const deliveries = this.#deliveries;
     try {
-      for (let message = this.#deliveries.next(); message !== undefined; message = this.#deliveries.next()) {
-        this.#dispatch(message);
-        if (this.#closed) return;
+      while (deliveries.batch !== undefined) {
+        for (let sample = deliveries.next(); sample !== undefined; sample = deliveries.next()) {
+          this.#dispatch(sample);
+          if (this.#closed) return;
+        }
+        deliveries.endBatch();
       }
     } catch (error) {
       if (!this.#closed) setImmediate(this.#onReadable);
@@ -194,11 +200,11 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   // Iterators first: a listener that throws must not take the message from them.
-  #dispatch(message: PsampleMessage): void {
+  #dispatch(sample: PsampleSample): void {
     this.#received++;
-    for (const iterator of this.#iterators) iterator.push(message);
-    if (message.command === 'sample') this.emit('sample', message);
-    else this.emit('group', message);
+    for (const iterator of this.#iterators) iterator.push(sample);
+    if (sample.command === 'sample') this.emit('sample', sample);
+    else this.emit('group', sample);
   }
 
   #reportDrops(): void {
