@@ -12,6 +12,8 @@ export class DeliveryQueue {
   // The next message of #batches[0]: its index and where its record starts.
   #index = 0;
   #offset = 0;
+  /** Whether #batches[0] was handed to `batch` listeners (and its messages counted as delivered then). */
+  announced = false;
 
   add(batches: NativeBatches): void {
     for (let i = 0; i < batches.length; i += 2) {
@@ -47,16 +49,18 @@ export class DeliveryQueue {
     this.#batches.shift();
     this.#index = 0;
     this.#offset = 0;
+    this.announced = false;
     return skipped;
   }
 
-  /** Empties the queue; returns how many messages it held that were not delivered. */
+  /** Empties the queue; returns how many messages it held that were not delivered, announced ones excepted. */
   discard(): number {
-    let count = this.remaining;
+    let count = this.announced ? 0 : this.remaining;
     for (let i = 1; i < this.#batches.length; i++) count += this.#batches[i]!.length;
     this.#batches.length = 0;
     this.#index = 0;
     this.#offset = 0;
+    this.announced = false;
     return count;
   }
 }

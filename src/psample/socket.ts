@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
 import { addon, type NativeReader, type NativeReaderInfo } from '../native/binding';
+import type { PsampleBatch } from './batch';
 import { DeliveryQueue } from './delivery';
 import { fromNativeError, PsampleSocketError } from './errors';
 import { type IteratorOwner, SampleIterator } from './iterator';
@@ -25,6 +26,8 @@ const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? (Symbol.for('nodejs.asyncDispose') as typeof Symbol.asyncDispose);
 
 export interface PsampleSocketEvents {
+  /** Every message of one hand-off from the reader thread, before they are emitted one by one. */
+  batch: [PsampleBatch];
   sample: [PsampleSample];
   group: [PsampleSample];
   drop: [PsampleDropEvent];
@@ -36,8 +39,8 @@ export interface PsampleSocketEvents {
 /**
  * A live psample subscription. A dedicated native thread keeps draining the kernel socket into a
  * bounded queue while JavaScript is busy, and hands over what arrived within about a millisecond
- * as one batch; this object delivers their messages (`sample`, `group`, the async iterator) on
- * the JavaScript thread, as PsampleSamples that decode fields on access.
+ * as one batch; this object delivers the batches (`batch`) and their messages (`sample`, `group`,
+ * the async iterator) on the JavaScript thread, as PsampleSamples that decode fields on access.
  *
  * Backpressure: while any async iterator holds more than 65,536 unread samples, delivery pauses
  * for everyone (listeners included), the native queue fills and then counts drops. An iterator
@@ -111,7 +114,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   /**
-   * Stops at once: no `sample` or `group` event follows, even when called from a listener.
+   * Stops at once: no `batch`, `sample` or `group` event follows, even when called from a listener.
    * The reader thread is stopped first; what it had read but JavaScript had not delivered, and
    * what the socket still held, is counted in stats().closeDiscards (and a `drop` event of kind
    * 'close'), then `close` is emitted.
@@ -186,9 +189,24 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   #deliver(): void {
     const deliveries = this.#deliveries;
     try {
-      while (deliveries.batch !== undefined) {
+      for (let batch = deliveries.batch; batch !== undefined; batch = deliveries.batch) {
+        if (!deliveries.announced && this.listenerCount('batch') > 0) {
+          // Counted before the listener runs: a listener that throws or closes the socket had them.
+          deliveries.announced = true;
+          this.#received += deliveries.remaining;
+          this.emit('batch', batch);
+          if (this.#closed) return;
+        }
+        if (this.#iterators.size === 0 && this.listenerCount('sample') === 0 && this.listenerCount('group') === 0) {
+          // Nobody takes them one by one: the samples need not exist.
+          const counted = deliveries.announced;
+          const undelivered = deliveries.endBatch();
+          if (!counted) this.#received += undelivered;
+          continue;
+        }
+        const counted = deliveries.announced;
         for (let sample = deliveries.next(); sample !== undefined; sample = deliveries.next()) {
-          this.#dispatch(sample);
+          this.#dispatch(sample, counted);
           if (this.#closed) return;
         }
         deliveries.endBatch();
@@ -200,8 +218,8 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   // Iterators first: a listener that throws must not take the message from them.
-  #dispatch(sample: PsampleSample): void {
-    this.#received++;
+  #dispatch(sample: PsampleSample, counted: boolean): void {
+    if (!counted) this.#received++;
     for (const iterator of this.#iterators) iterator.push(sample);
     if (sample.command === 'sample') this.emit('sample', sample);
     else this.emit('group', sample);
