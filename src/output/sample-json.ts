@@ -4,7 +4,7 @@ import { decodePacket } from '../packet/decode';
 import type { PsampleMessage, PsampleTunnel } from '../psample/types';
 import { toHex } from './hex';
 import { member, numberMember } from './json-text';
-import { ovnEventJson } from './ovn-event-json';
+import { sharedJson } from './shared-json';
 import { packetJson } from './packet-json';
 
 function tunnelJson(t: PsampleTunnel): string {
@@ -50,7 +50,7 @@ export function sampleJson(message: PsampleMessage, event?: OvnSampleEvent): str
     numberMember('nsid', message.nsid) +
     ids +
     member('packet', command === 'sample' ? packetJson(decodePacket(message.data, message.proto)) : undefined) +
-    member('event', event === undefined ? undefined : ovnEventJson(event)) +
+    member('event', event === undefined ? undefined : sharedJson(event)) +
     '}'
   );
 }
