@@ -201,6 +201,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
       peakRssMb: rss,
       drainSeconds: received > 0 ? Math.max(0, Number(drainNs) / 1e9) : undefined,
       drainCapped: capped,
+      drainCapSeconds,
       stop: { exit: stopped.exit, afterMs: stopped.exitMs },
       selfReported: stopped.selfReported,
       ...(stopped.selfReported ? {} : { stderrTail: state.stderr.slice(-500) }),

@@ -20,7 +20,7 @@ const COLUMNS = [
   ['us/sample', 9, (r) => fixed(r.cpuPerSampleUs, 1)],
   ['xC', 6, (r) => fixed(r.cpuRatio, 2)],
   ['rss_MB', 7, (r) => fixed(r.peakRssMb, 0)],
-  ['drain_s', 8, (r) => (r.drainCapped ? `>${fixed(r.drainSeconds, 0)}` : fixed(r.drainSeconds, 2))],
+  ['drain_s', 8, (r) => (r.drainCapped ? `>${r.drainCapSeconds}` : fixed(r.drainSeconds, 2))],
 ];
 
 function row(cells) {

@@ -1,13 +1,15 @@
 // The lab benchmark's traffic: UDP datagrams of one flow, paced to a rate or as fast as possible.
 //
-//   udp-flood --dst IPV4 --dport PORT [--sport PORT] [--payload BYTES]
+//   udp-flood --dst IPV4 --dport PORT [--sport PORT] [--payload BYTES] [--cpu N]
 //             (--seconds S [--rate PACKETS_PER_S] | --count N)
 //
 // --rate 0 (the default) sends unpaced. Pacing uses absolute deadlines (start + i / rate): a late
 // wake-up is caught up by sending the packets that are due at once, so the average rate is exact
 // even where one sleep costs more than the interval (qemu/TCG). --seconds is a fixed time: where
 // the machine cannot reach the rate, fewer packets leave and the printed rate shows it. A fixed source port keeps every
-// datagram in one flow: one conntrack entry, one datapath flow.
+// datagram in one flow: one conntrack entry, one datapath flow. --cpu N pins the sender (and so
+// the softirq work its packets cause: veth, tc, OVS, psample) to CPU N at nice -10, so the load
+// it offers does not depend on how much CPU the consumer being measured takes from it.
 // Prints one JSON line: sent, failed, seconds, rate, and the wall clock (CLOCK_REALTIME, ns) of
 // the first and last send, which the benchmark compares with the time of the last sample printed.
 #define _GNU_SOURCE
@@ -18,12 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-enum { MAX_PAYLOAD = 1400, CLOCK_CHECK_EVERY = 64 };
+enum { MAX_PAYLOAD = 1400, CLOCK_CHECK_EVERY = 64, PINNED_NICENESS = -10 };
 
 static uint64_t now_ns(clockid_t clock) {
   struct timespec ts;
@@ -44,7 +48,7 @@ static unsigned long parse_number(const char* text, const char* name) {
 
 static void usage(void) {
   fprintf(stderr,
-          "usage: udp-flood --dst IPV4 --dport PORT [--sport PORT] [--payload BYTES] "
+          "usage: udp-flood --dst IPV4 --dport PORT [--sport PORT] [--payload BYTES] [--cpu N] "
           "(--seconds S [--rate PPS] | --count N)\n");
   exit(2);
 }
@@ -52,6 +56,7 @@ static void usage(void) {
 int main(int argc, char** argv) {
   const char* destination_text = NULL;
   unsigned long destination_port = 0, source_port = 0, payload_bytes = 64, seconds = 0, rate = 0, count = 0;
+  long cpu = -1;
   for (int i = 1; i < argc; i++) {
     if (i + 1 >= argc) usage();
     const char* name = argv[i];
@@ -63,6 +68,7 @@ int main(int argc, char** argv) {
     else if (!strcmp(name, "--seconds")) seconds = parse_number(value, name);
     else if (!strcmp(name, "--rate")) rate = parse_number(value, name);
     else if (!strcmp(name, "--count")) count = parse_number(value, name);
+    else if (!strcmp(name, "--cpu")) cpu = (long)parse_number(value, name);
     else usage();
   }
   struct sockaddr_in destination = {.sin_family = AF_INET, .sin_port = htons((uint16_t)destination_port)};
@@ -72,6 +78,15 @@ int main(int argc, char** argv) {
     usage();
   }
 
+  if (cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET((int)cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) < 0 || setpriority(PRIO_PROCESS, 0, PINNED_NICENESS) < 0) {
+      perror("udp-flood: --cpu (pinning and raising priority need root)");
+      return 1;
+    }
+  }
   int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     perror("udp-flood: socket");
