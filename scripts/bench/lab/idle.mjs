@@ -6,8 +6,9 @@ import { idleParticipants } from './consumers.mjs';
 import { startConsumer, stopConsumer } from './measure.mjs';
 import { cpuNs } from './proc.mjs';
 
-// Module loading, JIT and the OVN sync are start-up, not idleness.
-const SETTLE_MS = 2_000;
+// Module loading, JIT, the OVN sync and the garbage collections right after them are start-up,
+// not idleness.
+const SETTLE_MS = 5_000;
 
 export async function measureIdle(ctx, seconds) {
   const participants = idleParticipants(ctx).map((p) => ({ ...p, run: startConsumer(p.argv, '/dev/null') }));
