@@ -28,8 +28,6 @@ const IDLE_MS = 1_000;
 const STOP_GRACE_MS = 1_000;
 const WARMUP_SETTLE_MS = 300;
 const WARMUP_LIMIT_MS = 5_000;
-// Samples of the burst's last packets still in softirq when udp-flood returns.
-const BURST_SETTLE_MS = 100;
 
 export class BenchRunError extends Error {
   constructor(message) {
@@ -137,7 +135,6 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
     if (socketsBefore === undefined || cpuBefore === undefined) throw new BenchRunError(`${consumer.name} exited before the burst: ${state.stderr.trim()}`);
     const packetRate = rate === 0 ? 0 : Math.max(1, Math.round(rate / scenario.samplesPerPacket));
     const burst = await scenario.flood(['--seconds', String(seconds), '--rate', String(packetRate)]);
-    await sleep(BURST_SETTLE_MS);
     const generated = scenario.generatedBetween(counterBefore, scenario.generatedCounter());
     if (generated === 0) throw new BenchSetupError(`${scenario.nothingGenerated} (udp-flood: ${JSON.stringify(burst)})`);
 

@@ -10,16 +10,18 @@ const DESTINATION_PORT = 5001;
 const UINT32 = 2 ** 32;
 // Packets that measure how many samples one packet of the burst makes.
 const CALIBRATION_PACKETS = 20;
-// Samples of the last packets still in softirq when udp-flood returns.
+// udp-flood returns while the softirq work of its last packets (their samples) may still run.
 const SOFTIRQ_SETTLE_MS = 100;
 
 // The sender and the softirq work of its packets get a CPU of their own, ahead of the consumer.
 const SENDER_CPU = 0;
 
-function flood(tools, netns, { dst, dport = DESTINATION_PORT, sport = SOURCE_PORT, payloadBytes }, extra) {
+async function flood(tools, netns, { dst, dport = DESTINATION_PORT, sport = SOURCE_PORT, payloadBytes }, extra) {
   const args = ['--dst', dst, '--dport', String(dport), '--sport', String(sport), '--payload', String(payloadBytes),
     '--cpu', String(SENDER_CPU), ...extra];
-  return runAsync(...inNetns(netns, join(tools, 'udp-flood'), args)).then((out) => JSON.parse(out));
+  const sent = JSON.parse(await runAsync(...inNetns(netns, join(tools, 'udp-flood'), args)));
+  await sleep(SOFTIRQ_SETTLE_MS);
+  return sent;
 }
 
 /** GROUP_SEQ of every psample group (PSAMPLE_CMD_GET_GROUP dump). */
@@ -149,7 +151,6 @@ export function ovnScenario({ tools, payloadBytes, node }) {
       await warmup();
       const before = sampledFlows();
       await flood(tools, frontend.netns, forward, ['--count', String(CALIBRATION_PACKETS)]);
-      await sleep(SOFTIRQ_SETTLE_MS);
       const samples = generatedBetween(before, sampledFlows());
       if (samples === 0) throw new BenchSetupError(nothingGenerated);
       this.samplesPerPacket = samples / CALIBRATION_PACKETS;
