@@ -7,6 +7,7 @@
 #                                            run test/lab/*.lab.test.ts in the guest (FILTER: vitest file filters)
 #        lab.sh demo [--no-build]            stream live decoded samples from an ovn-kubernetes-shaped node
 #        lab.sh shell [--no-build]           interactive guest shell (the project is at /lab/project)
+#        lab.sh bench [--no-build] [ARGS...] the lab benchmark (ARGS: scripts/bench/lab/run.mjs options)
 #        lab.sh image                        build or refresh the cached guest image only
 #   --auto      skip, with the reason, instead of failing when not root or qemu is missing
 #   --no-build  use the project as already built (dist/, build/Release) instead of rebuilding it
@@ -19,22 +20,27 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/project-build.sh"
 . "$HERE/payload.sh"
 . "$HERE/boot.sh"
+. "$HERE/bench.sh"
 
-usage() { sed -n '6,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=${1:-}
 shift || true
 auto=false build=true
 LAB_VITEST_FILTERS=()
+LAB_BENCH_ARGS=()
 for arg in "$@"; do
     case $arg in
         --auto) auto=true ;;
         --no-build) build=false ;;
-        -*) usage ;;
-        *) [ "$mode" = test ] || usage; LAB_VITEST_FILTERS+=("$arg") ;;
+        *) case $mode in
+               test) [[ $arg != -* ]] || usage; LAB_VITEST_FILTERS+=("$arg") ;;
+               bench) LAB_BENCH_ARGS+=("$arg") ;;
+               *) usage ;;
+           esac ;;
     esac
 done
-case $mode in test | demo | shell | image) ;; *) usage ;; esac
+case $mode in test | demo | shell | image | bench) ;; *) usage ;; esac
 
 if $auto; then
     if [ "$(id -u)" -ne 0 ]; then
@@ -55,6 +61,7 @@ t0=$SECONDS; lab_image_ensure; t_image=$((SECONDS - t0))
 [ "$mode" = image ] && exit 0
 t0=$SECONDS
 if $build; then lab_build_project; fi
+if [ "$mode" = bench ]; then lab_bench_prepare; fi
 t_build=$((SECONDS - t0))
 t0=$SECONDS
 lab_step "packing the payload disk (project + node_modules)" "$LAB_WORK/payload.log" lab_build_payload
@@ -69,6 +76,8 @@ lab_say "timings: image ${t_image} s, host build ${t_build} s, payload ${t_paylo
 
 if [ "$mode" = test ]; then
     node "$HERE/report.mjs" "$LAB_WORK/out/results.json" "$LAB_WORK/out/vitest-exit-code"
+elif [ "$mode" = bench ]; then
+    lab_bench_report
 else
     [ "$(cat "$LAB_WORK/out/demo-exit-code" 2>/dev/null)" = 0 ] || lab_fail "the demo did not finish cleanly (console: $LAB_WORK/console.log)"
 fi

@@ -4,7 +4,7 @@
 # guest writes its results to /lab/out, which the host reads back with debugfs
 # (no mount needed on the host).
 
-LAB_PAYLOAD_ITEMS=(package.json tsconfig.json src test/lab scripts/lab node_modules dist prebuilds)
+LAB_PAYLOAD_ITEMS=(package.json tsconfig.json src test/lab scripts/lab scripts/bench/lab node_modules dist prebuilds)
 
 lab_build_payload() {
     local stage="$LAB_WORK/payload" item size_mb
@@ -19,6 +19,9 @@ lab_build_payload() {
     done
     cp -a "$LAB_ROOT"/build/Release/*.node "$stage/project/build/Release/" 2>/dev/null || true
     printf '%s\n' "${LAB_VITEST_FILTERS[@]}" >"$stage/vitest-filters"
+    # Bench mode: its static C tools (built for this run only) and its arguments.
+    [ -z "${LAB_PAYLOAD_TOOLS:-}" ] || cp -a "$LAB_PAYLOAD_TOOLS" "$stage/tools"
+    printf '%s\n' "${LAB_BENCH_ARGS[@]}" >"$stage/bench-args"
     size_mb=$(( $(du -sm "$stage" | cut -f1) * 3 / 2 + 128 ))
     mkfs.ext4 -q -F -L ovnpsample-pay -E root_owner=0:0 -d "$stage" "$LAB_WORK/payload.ext4" "${size_mb}M"
     rm -rf "$stage"

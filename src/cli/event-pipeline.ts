@@ -39,9 +39,9 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
     const socket = openPsample({ ...options.socket, ...(collector.groups.length === 0 ? {} : { groups: collector.groups }) });
     const assembler = new NetworkEventAssembler({ ...(ovn === undefined ? {} : { decoder: ovn.decoder, pods: ovn.pods }), groupWindowMs: options.groupWindowMs });
     socket.on('sample', (message) => assembler.push(message));
-    let finalStats: PsampleStats | undefined;
     const session = ovn;
-    const socketStats = (): PsampleStats => finalStats ?? socket.stats();
+    // Readable after close too, with what close() counted.
+    const socketStats = (): PsampleStats => socket.stats();
     const ovsCache = collector.ovs?.cache;
     log.info(
       { groups: collector.groups.length === 0 ? 'all' : collector.groups, netlinkFamily: socket.familyId, multicastGroup: socket.groupId, kernelFilter: socket.kernelFilter },
@@ -66,7 +66,6 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
       socketStats,
       decoderStats: () => session?.decoder.stats(),
       async close() {
-        finalStats ??= socket.stats();
         socket.close();
         assembler.close();
         try {

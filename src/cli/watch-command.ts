@@ -132,6 +132,10 @@ export function watchCommand(): Command {
           if (counts.shown >= limit) stop();
         });
         pipeline.socket.on('drop', (drop) => log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} sample(s) lost (${drop.kind} drops)`));
+        pipeline.socket.on('gap', (gap) => {
+          if (gap.phase === 'start') log.warn({ gaps: gap.total }, 'the psample family was unregistered (module reload, OVS upgrade?): no sample can arrive until it is back');
+          else log.info({ gaps: gap.total, durationMs: gap.durationMs, netlinkFamily: gap.familyId, multicastGroup: gap.groupId }, 'the psample family is back: listening again');
+        });
         pipeline.socket.on('error', (error) => stop(error));
         return async () => {
           try {

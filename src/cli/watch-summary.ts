@@ -21,12 +21,15 @@ export function watchSummary(socket: PsampleStats, counts: WatchCounts, decoder:
     filtered: counts.filtered,
     kernelDrops: socket.kernelDrops,
     queueDrops: socket.queueDrops,
+    closeDiscards: socket.closeDiscards,
+    familyGaps: socket.familyGaps,
     malformed: socket.malformed,
     ...(decoder === undefined ? {} : { decoded: decoder.decoded, unknownCookies: decoder.unknown, staleCookies: decoder.stale }),
   };
   const cookies = decoder === undefined ? 'cookies not decoded' : `cookies: ${decoder.decoded} decoded, ${sum(decoder.unknown)} unknown, ${sum(decoder.stale)} stale`;
   const text =
     `summary: ${socket.received} samples received (${counts.packets} packets), ${counts.shown} shown, ${counts.filtered} filtered out; ` +
-    `dropped ${socket.kernelDrops} in the kernel and ${socket.queueDrops} in the queue; ${socket.malformed} malformed; ${cookies}`;
+    `dropped ${socket.kernelDrops} in the kernel and ${socket.queueDrops} in the queue, ${socket.closeDiscards} unread at exit; ` +
+    `${socket.familyGaps} psample family gap(s); ${socket.malformed} malformed; ${cookies}`;
   return { fields, text };
 }

@@ -1,4 +1,5 @@
-import { OwnerType } from '../ovn/owner';
+import { aclMessage, OwnerType } from '../ovn/owner';
+import { aclExplainsDrop } from '../ovn/sample-resolver';
 import type { OvnSampleEvent } from '../ovn/event';
 
 /** What one step of OVN's pipeline did with a packet. */
@@ -59,10 +60,14 @@ export function policyLabel(event: OvnSampleEvent): string {
 }
 
 /**
- * One step of a verdict chain, in the decoder's words without the direction (the chain's order
- * tells it) and with "Delegated" for pass: "Delegated by admin network policy pass-monitoring".
+ * One step of a verdict chain: the decoder's words for what decided, worded as a step
+ * ("Delegated by admin network policy pass-monitoring"), or the logical flow's sentence.
  */
 export function stepText(event: OvnSampleEvent): string {
   if (event.status !== 'decoded') return `${event.status === 'stale' ? 'Stale' : 'Unknown'} sample (${event.reason ?? 'unknown'})`;
-  return event.message.replace(/^Delegated to network policy by /, 'Delegated by ').replace(/, direction (?:Ingress|Egress)$/, '');
+  const acl = event.acl;
+  if (acl !== undefined && (event.flow === undefined || aclExplainsDrop({ owner: event.owner, action: acl.action }))) {
+    return aclMessage(acl.action, event.owner, acl, 'step');
+  }
+  return event.message;
 }

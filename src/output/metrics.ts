@@ -82,7 +82,7 @@ export class OvnPsampleMetrics {
     const totals = new TotalsSince();
     const drops: Counter<'reason'> = new Counter({
       name: `${prefix}dropped_samples_total`,
-      help: 'Samples lost or rejected before decoding: kernel (socket buffer full), queue (reader queue full), malformed',
+      help: 'Samples lost or rejected before decoding: kernel (socket buffer full), queue (reader queue full), malformed, rejected-sender (a userspace process posing as the kernel)',
       labelNames: ['reason'],
       registers: [registry],
       collect() {
@@ -91,6 +91,16 @@ export class OvnPsampleMetrics {
         totals.add(drops, { reason: 'kernel' }, stats.kernelDrops);
         totals.add(drops, { reason: 'queue' }, stats.queueDrops);
         totals.add(drops, { reason: 'malformed' }, stats.malformed);
+        totals.add(drops, { reason: 'rejected-sender' }, stats.rejectedSender);
+      },
+    });
+    const gaps: Counter = new Counter({
+      name: `${prefix}family_gaps_total`,
+      help: 'Times the psample family was unregistered under the socket (module reload, OVS upgrade): no sample could arrive until it registered again',
+      registers: [registry],
+      collect() {
+        const stats = sources.socketStats?.();
+        if (stats !== undefined) totals.add(gaps, {}, stats.familyGaps);
       },
     });
     const decodes: Counter<'outcome' | 'reason'> = new Counter({

@@ -93,14 +93,21 @@ function nonEmpty(value: string | undefined): string | undefined {
 }
 
 /**
+ * How an ACL hit is worded: 'sentence' is ovnkube-observ's message; 'step' is one step of a
+ * packet's verdict chain, where the order of the steps tells the direction and "Delegated by"
+ * reads better before the next step's verdict.
+ */
+export type AclWording = 'sentence' | 'step';
+
+/**
  * The part of ovnkube-observ's message after "<verb> by " (model.ACLEvent.String()), or
  * undefined for owner types it does not know and owners lacking the value the phrase is about.
  * Where ovnkube-observ would print an empty slot ("direction " for an ACL without a direction
  * key), the clause is left out, as it leaves out "in namespace" for a policy without one.
  */
-function ownerPhrase(owner: PolicyOwner): string | undefined {
+function ownerPhrase(owner: PolicyOwner, wording: AclWording): string | undefined {
   const { name, namespace } = owner;
-  const direction = owner.direction === undefined ? '' : `, direction ${owner.direction}`;
+  const direction = owner.direction === undefined || wording === 'step' ? '' : `, direction ${owner.direction}`;
   switch (owner.type) {
     case OwnerType.AdminNetworkPolicy:
       return name === undefined ? undefined : `admin network policy ${name}${direction}`;
@@ -136,15 +143,17 @@ export interface AclReference {
 
 /**
  * ovnkube-observ's sentence for an ACL hit, e.g. "Allowed by network policy web in namespace
- * shop, direction Ingress". ACLs it cannot attribute to Kubernetes (no owner, an owner type it
- * does not know, or an owner without the name its sentence needs) are named as OVN ACLs.
+ * shop, direction Ingress" (or, worded as a chain step, "Allowed by network policy web in
+ * namespace shop"). ACLs it cannot attribute to Kubernetes (no owner, an owner type it does not
+ * know, or an owner without the name its sentence needs) are named as OVN ACLs.
  */
-export function aclMessage(action: string, owner: PolicyOwner | undefined, acl: AclReference): string {
-  const phrase = owner === undefined ? undefined : ownerPhrase(owner);
+export function aclMessage(action: string, owner: PolicyOwner | undefined, acl: AclReference, wording: AclWording = 'sentence'): string {
+  const verb = wording === 'step' && action === 'pass' ? 'Delegated' : actionVerb(action);
+  const phrase = owner === undefined ? undefined : ownerPhrase(owner, wording);
   if (phrase !== undefined) {
-    return `${actionVerb(action)} by ${phrase}`;
+    return `${verb} by ${phrase}`;
   }
   const what = acl.name !== undefined && acl.name !== '' ? `OVN ACL "${acl.name}"` : `OVN ACL ${acl.uuid}`;
   const ownedBy = owner === undefined ? '' : ` (owner type ${owner.type})`;
-  return `${actionVerb(action)} by ${what}${ownedBy}`;
+  return `${verb} by ${what}${ownedBy}`;
 }

@@ -15,6 +15,7 @@ import type {
   OvnUnknownReason,
 } from './event';
 import { LogicalFlowDirectory, type LogicalFlowTextSource } from './flow-directory';
+import type { PolicyOwner } from './owner';
 import { SamplingApps } from './sampling-apps';
 import { StageHintIndex } from './stage-hints';
 
@@ -155,16 +156,23 @@ export class OvnSampleResolver {
       });
     }
     const hintedAcl = flow.hint?.table === 'ACL' && flow.hint.uuid !== undefined ? this.catalog.verdictOf(flow.hint.uuid) : undefined;
-    const aclExplains = hintedAcl !== undefined && hintedAcl.owner !== undefined && (hintedAcl.action === 'drop' || hintedAcl.action === 'reject');
     return makeEvent(base, {
       status: 'decoded',
       app: 'drop',
       action: 'drop',
-      message: aclExplains ? hintedAcl.message : flowMessage(flow.stage, flow.source, flow.hint),
+      message: hintedAcl !== undefined && aclExplainsDrop(hintedAcl) ? hintedAcl.message : flowMessage(flow.stage, flow.source, flow.hint),
       verdict: hintedAcl,
       flow,
     });
   }
+}
+
+/**
+ * Whether a drop sample's logical flow is worded as the ACL its stage-hint names: only an ACL that
+ * drops (or rejects) and that a Kubernetes owner explains says more than the flow itself.
+ */
+export function aclExplainsDrop(acl: { readonly owner?: PolicyOwner | undefined; readonly action?: string | undefined }): boolean {
+  return acl.owner !== undefined && (acl.action === 'drop' || acl.action === 'reject');
 }
 
 /** The event for a sample that cannot be resolved at all (no cookie, or no synced databases). */

@@ -40,6 +40,8 @@ it('watch --metrics: a real Prometheus scrapes samples, drops, decode outcomes, 
     expect(await prometheus.query('ovn_psample_decodes_total{outcome="decoded"}')).toBe(6);
     expect(await prometheus.query('ovn_psample_dropped_samples_total{reason="malformed"}')).toBe(1);
     expect(await prometheus.query('ovn_psample_dropped_samples_total{reason="kernel"}')).toBe(0);
+    expect(await prometheus.query('ovn_psample_dropped_samples_total{reason="rejected-sender"}')).toBe(0);
+    expect(await prometheus.query('ovn_psample_family_gaps_total')).toBe(0);
     expect(await prometheus.query('ovn_psample_database_connected{database="OVN_Northbound"}')).toBe(1);
     expect(await prometheus.query('ovn_psample_database_connected{database="OVN_Southbound"}')).toBe(1);
     expect(await prometheus.query('ovn_psample_mirror_rows{database="OVN_Northbound",table="Logical_Switch_Port"}')).toBe(6);

@@ -296,7 +296,7 @@ describe('watch accounting and lifecycle', () => {
       unknownCookies: { 'not-ovn-cookie': 1 },
     });
     expect(summary.msg).toBe(
-      'summary: 4 samples received (3 packets), 3 shown, 0 filtered out; dropped 0 in the kernel and 0 in the queue; 1 malformed; cookies: 2 decoded, 1 unknown, 1 stale',
+      'summary: 4 samples received (3 packets), 3 shown, 0 filtered out; dropped 0 in the kernel and 0 in the queue, 0 unread at exit; 0 psample family gap(s); 1 malformed; cookies: 2 decoded, 1 unknown, 1 stale',
     );
     expect(run.records().find((record) => record.signal === 'SIGINT')).toMatchObject({ msg: 'SIGINT: stopping' });
   });

@@ -126,6 +126,16 @@ describe('ovnkube-observ messages', () => {
     expect(sentence(owned('SomethingNew'))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type SomethingNew)`);
   });
 
+  it('words an ACL as a verdict-chain step: no direction, "Delegated by" for pass', () => {
+    const anp = adminNetworkPolicyAcl({ name: 'pass-monitoring', direction: 'Ingress', gressIndex: 0, priority: 28000, peerMatch: 'ip4.src == $a1', action: 'pass' });
+    const isolation = netpolNamespaceAcl({ namespace: 'shop', direction: 'Ingress', type: 'defaultDeny' });
+    const step = (acl: OvnkAcl): string =>
+      aclMessage(acl.action, policyOwner(new Map(Object.entries(acl.externalIds))), { uuid: 'u' }, 'step');
+    expect(step(anp)).toBe('Delegated by admin network policy pass-monitoring');
+    expect(step(isolation)).toBe('Dropped by network policies isolation in namespace shop');
+    expect(aclMessage('allow', undefined, { uuid: 'u', name: 'web-in' }, 'step')).toBe('Allowed by OVN ACL "web-in"');
+  });
+
   it('names ACLs that no Kubernetes owner explains as OVN ACLs', () => {
     expect(aclMessage('drop', undefined, { uuid: '6f9619ff-8b86-d011-b42d-00c04fc964ff' })).toBe('Dropped by OVN ACL 6f9619ff-8b86-d011-b42d-00c04fc964ff');
     expect(aclMessage('allow', undefined, { uuid: 'u', name: 'web-in' })).toBe('Allowed by OVN ACL "web-in"');

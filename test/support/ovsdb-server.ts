@@ -226,12 +226,13 @@ export class OvsdbServer extends OvsdbServerProcess {
     this.pki = spec.pki;
   }
 
-  static async start(options: { schema: string; ssl?: boolean; ipv6?: boolean }): Promise<OvsdbServer> {
+  /** `ssl`: true makes a PKI of its own; a Pki lets several servers share one (as the NB and SB of a node do). */
+  static async start(options: { schema: string; ssl?: boolean | Pki; ipv6?: boolean }): Promise<OvsdbServer> {
     const dir = tempDir('ovn-psample-ovsdb-');
     try {
       const dbPath = join(dir, 'db');
       await run('ovsdb-tool', ['create', dbPath, options.schema]);
-      const pki = options.ssl === true ? await makePki(dir) : undefined;
+      const pki = options.ssl === true ? await makePki(dir) : options.ssl === false ? undefined : options.ssl;
       const spec: ProcessSpec = {
         dir,
         name: 'server',

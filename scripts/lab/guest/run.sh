@@ -3,6 +3,7 @@
 # Lives on the payload disk, so changing it never rebuilds the cached image.
 #   test   run test/lab with vitest; results to /lab/out
 #   demo   start the ovn-kubernetes-shaped node and stream decoded samples
+#   bench  the lab benchmark (scripts/bench/lab/run.mjs); report and figures to /lab/out
 #   shell  interactive shell on the serial console
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 mode=$1
@@ -38,6 +39,14 @@ case $mode in
         bash "$project/scripts/lab/guest/demo.sh"
         rc=$?
         echo "$rc" >"$out/demo-exit-code"
+        keep_logs
+        exit "$rc"
+        ;;
+    bench)
+        mapfile -t args < <(grep -v '^$' /lab/bench-args)
+        node "$project/scripts/bench/lab/run.mjs" --tools /lab/tools --out "$out" "${args[@]}"
+        rc=$?
+        echo "$rc" >"$out/bench-exit-code"
         keep_logs
         exit "$rc"
         ;;

@@ -86,8 +86,8 @@ export interface OvnkNodeDatabases extends OvnDatabases {
   removePod(pod: Pod): Promise<void>;
 }
 
-export async function startOvnkNodeDatabases(): Promise<OvnkNodeDatabases> {
-  const dbs = await startOvnDatabases();
+export async function startOvnkNodeDatabases(options: { ssl?: boolean } = {}): Promise<OvnkNodeDatabases> {
+  const dbs = await startOvnDatabases(options);
   const nb = new NorthboundTransaction();
   nb.samplingApps();
   const collector = nb.collector();
@@ -165,10 +165,14 @@ export async function startOvnkNodeDatabases(): Promise<OvnkNodeDatabases> {
  * For a test file: the node's databases and an injector into the file's namespace, started
  * before its tests and stopped after them.
  */
-export function useOvnkNode(netns: { readonly name: string }, usersockGroup: number): { readonly dbs: OvnkNodeDatabases; readonly injector: PsampleInjector } {
+export function useOvnkNode(
+  netns: { readonly name: string },
+  usersockGroup: number,
+  options: { ssl?: boolean } = {},
+): { readonly dbs: OvnkNodeDatabases; readonly injector: PsampleInjector } {
   const fixture = {} as { dbs: OvnkNodeDatabases; injector: PsampleInjector };
   beforeAll(async () => {
-    fixture.dbs = await startOvnkNodeDatabases();
+    fixture.dbs = await startOvnkNodeDatabases(options);
     fixture.injector = createInjector({ protocol: 'usersock', groupId: usersockGroup, netns: netns.name });
   });
   afterAll(async () => {

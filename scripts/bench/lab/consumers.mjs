@@ -1,0 +1,73 @@
+// The programs the lab benchmark measures, each reading the same offered load in turn. A consumer
+// prints one line per sample to stdout (a file), says on stderr that it is listening (a line
+// matching /listening/) once it has joined psample's group, and stops on SIGTERM. Adding one
+// (e.g. `watch`) is one entry here.
+import { join } from 'node:path';
+
+/** The consumer RESULT's ratios, loss and drain are about: what an operator runs on an OVN node. */
+export const HEADLINE_CONSUMER = 'json+ovn';
+export const REFERENCE_CONSUMER = 'c';
+// Per scenario; text+ovn only on request: text costs about what json does, and each run of an
+// ovn-psample consumer that cannot keep up waits out the drain cap.
+export const DEFAULT_CONSUMERS = { tc: ['c', 'json', 'text', 'json+ovn'], ovn: ['c', 'json', 'json+ovn'] };
+
+// `listen` attaches the OVN decoder on its own when the node has ovn-central's default sockets
+// (/var/run/ovn/ovnnb_db.sock): without an OVN decoder means without those sockets, so they are
+// covered by an empty tmpfs in a mount namespace of the consumer's own. exec keeps the pid.
+const HIDE_OVN_SOCKETS = 'if [ -d /var/run/ovn ]; then mount -t tmpfs -o size=64k ovn-hidden /var/run/ovn || exit 1; fi; exec "$@"';
+function withoutOvnSockets(argv) {
+  return ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', HIDE_OVN_SOCKETS, 'hide-ovn', ...argv];
+}
+
+function listen(ctx, ...args) {
+  return [process.execPath, join(ctx.project, 'dist', 'cli', 'main.js'), 'listen', '--group', String(ctx.group), ...args];
+}
+
+/** ctx: { group, project, tools, northbound, southbound } */
+export const CONSUMERS = [
+  {
+    name: 'c',
+    title: 'C reader (psample-print: one recv and one printf per sample, like libpsample\'s psample CLI)',
+    argv: (ctx) => [join(ctx.tools, 'psample-print'), '--group', String(ctx.group)],
+  },
+  {
+    name: 'json',
+    title: 'ovn-psample listen --format json (no OVN decoder)',
+    argv: (ctx) => withoutOvnSockets(listen(ctx, '--format', 'json')),
+  },
+  {
+    name: 'text',
+    title: 'ovn-psample listen --format text (no OVN decoder)',
+    argv: (ctx) => withoutOvnSockets(listen(ctx, '--format', 'text')),
+  },
+  {
+    name: 'json+ovn',
+    title: 'ovn-psample listen --format json --nb --sb (OVN decoder attached)',
+    argv: (ctx) => listen(ctx, '--format', 'json', '--nb', ctx.northbound, '--sb', ctx.southbound),
+  },
+  {
+    name: 'text+ovn',
+    title: 'ovn-psample listen --format text --nb --sb (OVN decoder attached)',
+    argv: (ctx) => listen(ctx, '--format', 'text', '--nb', ctx.northbound, '--sb', ctx.southbound),
+  },
+];
+
+export function consumerNamed(name) {
+  const consumer = CONSUMERS.find((c) => c.name === name);
+  if (consumer === undefined) {
+    throw new Error(`unknown consumer '${name}': pick from ${CONSUMERS.map((c) => c.name).join(', ')}`);
+  }
+  return consumer;
+}
+
+/**
+ * The idle measurement: listen with and without the decoder, against a node process that only
+ * keeps its event loop alive (it says "listening" once, to start like the others).
+ */
+export function idleParticipants(ctx) {
+  return [
+    { name: 'listen', argv: withoutOvnSockets(listen(ctx, '--format', 'json')) },
+    { name: 'listen --nb --sb', argv: listen(ctx, '--format', 'json', '--nb', ctx.northbound, '--sb', ctx.southbound) },
+    { name: 'bare node', argv: [process.execPath, '-e', 'process.stderr.write("listening\\n"); setInterval(() => {}, 1e9)'] },
+  ];
+}

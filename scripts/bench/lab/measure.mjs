@@ -1,0 +1,214 @@
+// One measured run of the lab benchmark: one consumer, one scenario, one offered rate.
+//
+// The consumer starts and joins psample's group; the scenario's warm-up samples are printed and
+// left out (the count starts at the output's size after them). Then, with the consumer's CPU
+// time and socket drops read from /proc, udp-flood sends for the fixed time; the kernel's own
+// counter says how many samples that generated. The run ends when the consumer has printed every
+// sample it did not lose, or has gone idle (socket empty, output still, no CPU used), or at the
+// drain cap after the burst: what is not printed by then counts as lost. Drain is the time from
+// the burst's last packet to the output's last write.
+import { spawn } from 'node:child_process';
+import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cpuNs, netlinkSockets, peakRssMb } from './proc.mjs';
+import { BenchSetupError } from './shell.mjs';
+
+const READY_TIMEOUT_MS = 120_000;
+const STDERR_KEPT = 8192;
+const POLL_MS = 100;
+// The output must stand still this long, with the socket empty, before the lines are counted.
+const QUIET_MS = 500;
+// Less CPU than this share of the wall time is idle: a consumer that lost samples inside itself
+// never reaches the count, and is done once idle this long. (A major GC under TCG can stop the
+// output for seconds, but not the CPU.)
+const IDLE_CPU_SHARE = 0.1;
+const IDLE_MS = 1_000;
+// A consumer gets this long to exit after SIGTERM before SIGKILL; its figures are taken already.
+const STOP_GRACE_MS = 1_000;
+const WARMUP_SETTLE_MS = 300;
+const WARMUP_LIMIT_MS = 5_000;
+
+export class BenchRunError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'BenchRunError';
+    this.code = 'BENCH_RUN';
+  }
+}
+
+/** Newlines in FILE from byte OFFSET on. */
+function countLines(fd, offset, end) {
+  const chunk = Buffer.allocUnsafe(4 << 20);
+  let lines = 0;
+  for (let position = offset; position < end; ) {
+    const n = readSync(fd, chunk, 0, Math.min(chunk.length, end - position), position);
+    if (n === 0) break;
+    for (let i = chunk.indexOf(10, 0); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines++;
+    position += n;
+  }
+  return lines;
+}
+
+/** Starts the consumer with stdout to OUTPUT; resolves once it says it is listening. */
+export function startConsumer(argv, output) {
+  const out = openSync(output, 'w');
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', out, 'pipe'] });
+  closeSync(out);
+  const state = { child, stderr: '', reportedDrops: { kernel: 0, queue: 0 }, exited: false };
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => {
+    state.exited = true;
+    resolve({ code, signal });
+  }));
+  const ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new BenchRunError(`${argv.join(' ')} did not say it was listening within ${READY_TIMEOUT_MS / 1000} s: ${state.stderr.trim()}`)), READY_TIMEOUT_MS);
+    child.on('error', (error) => reject(new BenchRunError(`${argv[0]}: ${error.message}`)));
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new BenchRunError(`${argv.join(' ')} exited (${signal ?? code}) before it listened: ${state.stderr.trim() || 'no message'}`));
+    });
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      // Only the tail explains a failure; a long run's drop lines would fill memory.
+      state.stderr = `${state.stderr}${line}\n`.slice(-STDERR_KEPT);
+      // ovn-psample's 'drop' lines: "N kernel|queue drop(s), T in all" (T: of that kind, since open).
+      const drop = /(kernel|queue) drop\(s\), (\d+) in all/.exec(line);
+      if (drop) state.reportedDrops[drop[1]] = Number(drop[2]);
+      if (/listening/.test(line)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+  });
+  ready.catch(() => child.kill('SIGKILL'));
+  return { state, ready, exited };
+}
+
+/** SIGTERM, then SIGKILL after STOP_GRACE_MS; how long it took, and the exit summary if any. */
+export async function stopConsumer({ state, exited }) {
+  const asked = performance.now();
+  if (!state.exited) state.child.kill('SIGTERM');
+  const timer = setTimeout(() => state.child.kill('SIGKILL'), STOP_GRACE_MS);
+  const { code, signal } = await exited;
+  clearTimeout(timer);
+  // "… shown; received=N kernelDrops=N [queueDrops=N]" on stderr at exit.
+  const summary = /received=(\d+) kernelDrops=(\d+)(?: queueDrops=(\d+))?/.exec(state.stderr);
+  return {
+    exit: signal ?? code,
+    exitMs: Math.round(performance.now() - asked),
+    selfReported: summary && { received: Number(summary[1]), kernelDrops: Number(summary[2]), queueDrops: Number(summary[3] ?? 0) },
+  };
+}
+
+/** Waits until OUTPUT has not grown for WARMUP_SETTLE_MS (the warm-up's samples are printed). */
+async function settled(fd) {
+  let size = fstatSync(fd).size;
+  const limit = Date.now() + WARMUP_LIMIT_MS;
+  for (;;) {
+    await sleep(WARMUP_SETTLE_MS);
+    const now = fstatSync(fd).size;
+    if (now === size || Date.now() > limit) return now;
+    size = now;
+  }
+}
+
+/**
+ * RATE is in samples/s; udp-flood is paced at RATE / the scenario's samples per packet (0: unpaced).
+ * @returns the run's figures: generated, received, kernelDrops, queueDrops, left (not printed by
+ * the end: lost inside the consumer or still queued at the cap), loss, cpuSeconds,
+ * cpuPerSampleUs, peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates.
+ */
+export async function measureRun({ consumer, ctx, scenario, rate, seconds, drainCapSeconds, output }) {
+  const argv = consumer.argv(ctx);
+  const started = startConsumer(argv, output);
+  const { state } = started;
+  const fd = openSync(output, 'r');
+  try {
+    await started.ready;
+    const pid = state.child.pid;
+    await scenario.warmup();
+    const offset = await settled(fd);
+
+    const counterBefore = scenario.generatedCounter();
+    const socketsBefore = netlinkSockets(pid);
+    const queueDropsBefore = state.reportedDrops.queue;
+    const cpuBefore = cpuNs(pid);
+    if (socketsBefore === undefined || cpuBefore === undefined) throw new BenchRunError(`${consumer.name} exited before the burst: ${state.stderr.trim()}`);
+    const packetRate = rate === 0 ? 0 : Math.max(1, Math.round(rate / scenario.samplesPerPacket));
+    const burst = await scenario.flood(['--seconds', String(seconds), '--rate', String(packetRate)]);
+    const generated = scenario.generatedBetween(counterBefore, scenario.generatedCounter());
+    if (generated === 0) throw new BenchSetupError(`${scenario.nothingGenerated} (udp-flood: ${JSON.stringify(burst)})`);
+
+    const capAt = Number(BigInt(burst.lastNs) / 1_000_000n) + drainCapSeconds * 1000;
+    let size = fstatSync(fd).size;
+    let grewAt = performance.now();
+    let cpu = cpuNs(pid);
+    let busyAt = grewAt;
+    let counted = { offset, lines: 0 };
+    let capped = false;
+    let sockets = socketsBefore;
+    for (;;) {
+      await sleep(POLL_MS);
+      const now = performance.now();
+      const current = fstatSync(fd).size;
+      if (current !== size) {
+        size = current;
+        grewAt = now;
+      }
+      const cpuNow = cpuNs(pid);
+      if (cpuNow === undefined) break; // exited: reported below
+      if (cpuNow - cpu > IDLE_CPU_SHARE * POLL_MS * 1e6) busyAt = now;
+      cpu = cpuNow;
+      if (Date.now() >= capAt) {
+        capped = true;
+        break;
+      }
+      if (now - grewAt < QUIET_MS) continue;
+      sockets = netlinkSockets(pid) ?? sockets;
+      if (sockets.queuedBytes > 0) continue;
+      counted = { offset: size, lines: counted.lines + countLines(fd, counted.offset, size) };
+      const dropped = sockets.drops - socketsBefore.drops + state.reportedDrops.queue - queueDropsBefore;
+      if (counted.lines + dropped >= generated || now - busyAt >= IDLE_MS) break;
+    }
+    // The figures are taken here: whatever the consumer does after SIGTERM is not the run's.
+    const cpuAfter = cpuNs(pid);
+    const rss = peakRssMb(pid);
+    sockets = netlinkSockets(pid) ?? sockets;
+    const end = fstatSync(fd, { bigint: true });
+    const received = counted.lines + countLines(fd, counted.offset, Number(end.size));
+    const queueDrops = state.reportedDrops.queue - queueDropsBefore;
+    const stopped = await stopConsumer(started);
+    if (cpuAfter === undefined) throw new BenchRunError(`${consumer.name} exited during the run (${stopped.exit}): ${state.stderr.trim()}`);
+
+    const kernelDrops = sockets.drops - socketsBefore.drops;
+    const cpuSeconds = (cpuAfter - cpuBefore) / 1e9;
+    const drainNs = end.mtimeNs - BigInt(burst.lastNs);
+    return {
+      packetRate,
+      sent: burst.sent,
+      sendFailures: burst.failed,
+      achievedRate: (burst.sent * scenario.samplesPerPacket) / burst.seconds,
+      generated,
+      received,
+      kernelDrops,
+      queueDrops,
+      left: Math.max(0, generated - received - kernelDrops - queueDrops),
+      loss: Math.max(0, generated - received) / generated,
+      cpuSeconds,
+      cpuPerSampleUs: received > 0 ? (cpuSeconds * 1e6) / received : undefined,
+      peakRssMb: rss,
+      drainSeconds: received > 0 ? Math.max(0, Number(drainNs) / 1e9) : undefined,
+      drainCapped: capped,
+      drainCapSeconds,
+      stop: { exit: stopped.exit, afterMs: stopped.exitMs },
+      selfReported: stopped.selfReported,
+      ...(stopped.selfReported ? {} : { stderrTail: state.stderr.slice(-500) }),
+    };
+  } catch (error) {
+    state.child.kill('SIGKILL');
+    await started.exited;
+    throw error;
+  } finally {
+    closeSync(fd);
+    unlinkSync(output);
+  }
+}

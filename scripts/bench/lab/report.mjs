@@ -1,0 +1,69 @@
+// The lab benchmark's table and verdict line.
+import { HEADLINE_CONSUMER, REFERENCE_CONSUMER } from './consumers.mjs';
+
+export const rateLabel = (rate) => (rate === 0 ? 'unpaced' : `${rate}/s`);
+
+const fixed = (value, digits) => (value === undefined ? 'n/a' : value.toFixed(digits));
+
+const COLUMNS = [
+  ['scenario', 8, (r) => r.scenario],
+  ['offered', 9, (r) => rateLabel(r.rate)],
+  ['consumer', 9, (r) => r.consumer],
+  ['actual/s', 8, (r) => fixed(r.achievedRate, 0)],
+  ['generated', 9, (r) => String(r.generated)],
+  ['received', 9, (r) => String(r.received)],
+  ['k.drops', 8, (r) => String(r.kernelDrops)],
+  ['q.drops', 8, (r) => String(r.queueDrops)],
+  ['left', 7, (r) => String(r.left)],
+  ['loss', 6, (r) => fixed(r.loss, 3)],
+  ['cpu_s', 7, (r) => fixed(r.cpuSeconds, 2)],
+  ['us/sample', 9, (r) => fixed(r.cpuPerSampleUs, 1)],
+  ['xC', 6, (r) => fixed(r.cpuRatio, 2)],
+  ['rss_MB', 7, (r) => fixed(r.peakRssMb, 0)],
+  ['drain_s', 8, (r) => (r.drainCapped ? `>${r.drainCapSeconds}` : fixed(r.drainSeconds, 2))],
+];
+
+function row(cells) {
+  return cells.map((cell, i) => (i < 3 ? cell.padEnd(COLUMNS[i][1]) : cell.padStart(COLUMNS[i][1]))).join(' ');
+}
+
+export function describeRun(run) {
+  if (run.error) return `${run.scenario} ${rateLabel(run.rate)} ${run.consumer}: FAILED: ${run.error}`;
+  return row(COLUMNS.map(([, , cell]) => cell(run)));
+}
+
+/** Each run's CPU per sample against the C reader's in the same scenario and rate. */
+export function addRatios(runs) {
+  for (const run of runs) {
+    const reference = runs.find((r) => r.scenario === run.scenario && r.rate === run.rate && r.consumer === REFERENCE_CONSUMER);
+    if (run.cpuPerSampleUs !== undefined && reference?.cpuPerSampleUs) run.cpuRatio = run.cpuPerSampleUs / reference.cpuPerSampleUs;
+  }
+}
+
+export function tableLines(runs) {
+  return [row(COLUMNS.map(([title]) => title)), ...runs.map(describeRun)];
+}
+
+/**
+ * RESULT: the headline consumer (listen --format json with the OVN decoder) on OVN ACL samples:
+ * CPU per sample over the C reader's at 2,000/s and 10,000/s, both losses unpaced, and the
+ * headline's drain after the burst at 10,000/s. Lines to print before it say what is a bound.
+ */
+export function verdict(runs) {
+  const find = (consumer, rate) => runs.find((r) => r.scenario === 'ovn' && r.rate === rate && r.consumer === consumer && !r.error);
+  const ratio = (rate) => find(HEADLINE_CONSUMER, rate)?.cpuRatio;
+  const drained = find(HEADLINE_CONSUMER, 10000);
+  const result = {
+    cpu_ratio_2k: ratio(2000),
+    cpu_ratio_10k: ratio(10000),
+    loss_ours_unpaced: find(HEADLINE_CONSUMER, 0)?.loss,
+    loss_ref_unpaced: find(REFERENCE_CONSUMER, 0)?.loss,
+    drain_s: drained?.drainSeconds,
+  };
+  const digits = { cpu_ratio_2k: 2, cpu_ratio_10k: 2, loss_ours_unpaced: 4, loss_ref_unpaced: 4, drain_s: 2 };
+  const notes = drained?.drainCapped
+    ? [`drain_s is a lower bound: ${HEADLINE_CONSUMER} had not printed every sample when the drain cap ended its run (--drain-cap)`]
+    : [];
+  const line = `RESULT ${Object.entries(result).map(([key, value]) => `${key}=${fixed(value, digits[key])}`).join(' ')}`;
+  return { result, notes, line };
+}
