@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cpuNs, netlinkSockets, peakRssMb } from './proc.mjs';
+import { cpuNs, netlinkSockets, peakRssMb, threadCpuNs } from './proc.mjs';
 import { BenchSetupError } from './shell.mjs';
 
 const READY_TIMEOUT_MS = 120_000;
@@ -132,7 +132,7 @@ async function settled(fd) {
  * RATE is in samples/s; udp-flood is paced at RATE / the scenario's samples per packet (0: unpaced).
  * @returns the run's figures: generated, received, kernelDrops, queueDrops, left (not printed by
  * the end: lost inside the consumer or still queued at the cap), loss, cpuSeconds,
- * cpuPerSampleUs, peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates.
+ * cpuPerSampleUs (and threadCpuPerSampleUs: main, psample-reader, other), peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates.
  */
 export async function measureRun({ consumer, ctx, scenario, rate, seconds, drainCapSeconds, output }) {
   const argv = consumer.argv(ctx);
@@ -149,6 +149,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
     const socketsBefore = netlinkSockets(pid);
     const queueDropsBefore = state.reportedDrops.queue;
     const cpuBefore = cpuNs(pid);
+    const threadsBefore = threadCpuNs(pid);
     if (socketsBefore === undefined || cpuBefore === undefined) throw new BenchRunError(`${consumer.name} exited before the burst: ${state.stderr.trim()}`);
     const packetRate = rate === 0 ? 0 : Math.max(1, Math.round(rate / scenario.samplesPerPacket));
     const burst = await scenario.flood(['--seconds', String(seconds), '--rate', String(packetRate)]);
@@ -189,6 +190,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
     }
     // The figures are taken here: whatever the consumer does after SIGTERM is not the run's.
     const cpuAfter = cpuNs(pid);
+    const threadsAfter = threadCpuNs(pid);
     const rss = peakRssMb(pid);
     sockets = netlinkSockets(pid) ?? sockets;
     const end = fstatSync(fd, { bigint: true });
@@ -213,6 +215,10 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
       loss: Math.max(0, generated - received) / generated,
       cpuSeconds,
       cpuPerSampleUs: received > 0 ? (cpuSeconds * 1e6) / received : undefined,
+      threadCpuPerSampleUs:
+        received > 0 && threadsBefore !== undefined && threadsAfter !== undefined
+          ? Object.fromEntries(Object.keys(threadsAfter).map((name) => [name, (threadsAfter[name] - threadsBefore[name]) / 1e3 / received]))
+          : undefined,
       peakRssMb: rss,
       drainSeconds: received > 0 ? Math.max(0, Number(drainNs) / 1e9) : undefined,
       drainCapped: capped,
