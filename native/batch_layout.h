@@ -1,6 +1,10 @@
 // The layout in which parsed messages cross from the reader thread to JavaScript, defined once,
-// here: one fixed-size record per message plus a payload area (packet bytes, cookies, tunnel
-// blocks). sample_batch.cc writes it; the addon exports it (abi.record, abi.tunnelBlock);
+// here. A batch is one buffer of messages back to back; each message is a fixed-size record
+// followed by its own payload (packet bytes, cookie, tunnel block and its option bytes), and
+// every offset in it counts from the start of its record, so one message's bytes are a
+// self-contained region that can be copied out alone (PsampleSample.slice()). Records start at
+// 8-byte aligned offsets: `length` (a multiple of 8) leads from one record to the next.
+// sample_batch.cc writes it; the addon exports it (abi.record, abi.tunnelBlock);
 // scripts/generate-native-abi.mjs writes it into src/native/abi.generated.ts for
 // src/psample/batch.ts, which checks at load time that the addon it got agrees.
 //
@@ -28,13 +32,14 @@
   X(kTimestamp, timestamp, 40, 8, kNumber)                             \
   X(kLatency, latency, 48, 8, kNumber)                                 \
   X(kOutTcOcc, outTcOcc, 56, 8, kNumber)                               \
-  X(kDataOffset, dataOffset, 64, 4, kNumber) /* in the payload area */ \
+  X(kDataOffset, dataOffset, 64, 4, kNumber) /* from the start of the record */ \
   X(kDataLength, dataLength, 68, 4, kNumber)                           \
   X(kCookieOffset, cookieOffset, 72, 4, kNumber)                       \
   X(kCookieLength, cookieLength, 76, 4, kNumber)                       \
-  X(kTunnelOffset, tunnelOffset, 80, 4, kNumber) /* of the tunnel block, when kFlagTunnel */
+  X(kTunnelOffset, tunnelOffset, 80, 4, kNumber) /* of the tunnel block, when kFlagTunnel */ \
+  X(kLength, length, 84, 4, kNumber) /* record + payload, padded to 8: where the next record starts */
 
-// The tunnel block, in the payload area at an 8-byte aligned offset; option bytes follow it.
+// The tunnel block, after the record at an 8-byte aligned offset; option bytes follow it.
 #define OVNPSAMPLE_TUNNEL_BLOCK_FIELDS(X)                               \
   X(kPresent, present, 0, 4, kNumber) /* bit (1 << TunnelAttr) per attribute seen */ \
   X(kVxlanGbp, vxlanGbp, 4, 4, kNumber)                                 \
@@ -47,7 +52,7 @@
   X(kTtl, ttl, 57, 1, kNumber)                                          \
   X(kTpSrc, tpSrc, 58, 2, kNumber)                                      \
   X(kTpDst, tpDst, 60, 2, kNumber)                                      \
-  X(kGeneveOffset, geneveOffset, 64, 4, kNumber) /* in the payload area */ \
+  X(kGeneveOffset, geneveOffset, 64, 4, kNumber) /* from the start of the record */ \
   X(kGeneveLength, geneveLength, 68, 4, kNumber)                        \
   X(kErspanOffset, erspanOffset, 72, 4, kNumber)                        \
   X(kErspanLength, erspanLength, 76, 4, kNumber)
@@ -83,7 +88,7 @@ OVNPSAMPLE_RECORD_FIELDS(OVNPSAMPLE_FIELD_OFFSET)
 #define OVNPSAMPLE_FLAG_BIT(id, name, bit) inline constexpr uint32_t id = 1u << (bit);
 OVNPSAMPLE_RECORD_FLAGS(OVNPSAMPLE_FLAG_BIT)
 #undef OVNPSAMPLE_FLAG_BIT
-inline constexpr uint32_t kBytes = 88;  // 84 used, rounded to 8 so every record keeps u64 alignment
+inline constexpr uint32_t kBytes = 88;
 }  // namespace record
 
 namespace tunnel_block {

@@ -2,6 +2,7 @@
 
 #include <linux/netlink.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -23,11 +24,19 @@ namespace {
 // A psample message is bounded by its 16-bit DATA attribute: 64 KiB plus the other attributes.
 constexpr size_t kSlotBytes = 68 * 1024;
 constexpr unsigned kSlots = 64;
-// Hand a batch over early under a continuous flood, so JS sees samples while the socket is busy.
-constexpr uint32_t kBatchMessages = 1024;
-constexpr size_t kBatchBytes = 1 << 20;
+// While samples flow, the reader thread reads the socket once per interval rather than once per
+// sample, and hands JavaScript what the interval brought in one batch: one wake-up of each
+// thread per interval, whatever the rate, for at most this much added latency.
+constexpr auto kDeliveryInterval = std::chrono::microseconds(1000);
+// A batch is handed over early once it reaches this size: a sample JavaScript keeps keeps its
+// whole batch's buffer alive, so this (plus one message) bounds what one kept sample can hold,
+// as the size of a stream's chunks does.
+constexpr size_t kBatchBytes = 64 * 1024;
 // Bounds the queue's memory whatever the message sizes (queue_capacity_ bounds their number).
 constexpr size_t kQueueBytesLimit = size_t{512} << 20;
+// The kernel's drop counter (SO_MEMINFO) is read at most this often while samples flow, and
+// once after they stop.
+constexpr auto kDropCheckInterval = std::chrono::milliseconds(50);
 
 }  // namespace
 
@@ -125,6 +134,8 @@ void Reader::count_undelivered(uint64_t count) {
 }
 
 void Reader::run(std::promise<SetupError>* ready) {
+  // Named so that top -H, perf and /proc tell its CPU from Node's own threads.
+  pthread_setname_np(pthread_self(), "psample-reader");
   OpenedSocket opened;
   SetupError error = open_psample_socket(options_, opened);
   {
@@ -145,25 +156,71 @@ void Reader::run(std::promise<SetupError>* ready) {
   }
 }
 
+namespace {
+
+// Waits until `fd` (or, with `also` >= 0, either) is readable or `deadline` (none: forever)
+// passes; returns as ppoll() does and fills each descriptor's revents.
+int wait_readable(int fd, int also, const Clock::time_point* deadline, short& fd_events, short& also_events) {
+  pollfd fds[2] = {{fd, POLLIN, 0}, {also, POLLIN, 0}};
+  timespec timeout{};
+  if (deadline != nullptr) {
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(*deadline - Clock::now()).count();
+    timeout.tv_sec = left > 0 ? static_cast<time_t>(left / 1'000'000'000) : 0;
+    timeout.tv_nsec = left > 0 ? static_cast<long>(left % 1'000'000'000) : 0;
+  }
+  const int n = ppoll(fds, also >= 0 ? 2 : 1, deadline != nullptr ? &timeout : nullptr, nullptr);
+  fd_events = fds[0].revents;
+  also_events = fds[1].revents;
+  return n;
+}
+
+}  // namespace
+
+// Two modes. Idle: sleep until the socket is readable (an idle socket costs nothing). Flowing:
+// sleep kDeliveryInterval, read everything the socket gathered meanwhile, hand it over as one
+// batch, and go on until an interval brings nothing.
 void Reader::read_loop(ReceiveSlots& slots) {
-  pollfd fds[2] = {{socket_.fd, POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+  bool flowing = false;
+  Clock::time_point next_read;
   while (!stopping_.load(std::memory_order_relaxed) && failure_errno_.load() == 0) {
-    if (poll(fds, 2, -1) < 0) {
+    short socket_events = 0;
+    short wake_events = 0;
+    const Clock::time_point* deadline = flowing ? &next_read : drops_unchecked_ ? &next_drop_check_ : nullptr;
+    const int ready = flowing ? wait_readable(wake_fd_, -1, deadline, wake_events, socket_events)
+                              : wait_readable(socket_.fd, wake_fd_, deadline, socket_events, wake_events);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       fail(errno);
       break;
     }
-    if (fds[1].revents != 0) break;
+    if (wake_events != 0) break;
+    if (!flowing) {
+      if (socket_events != 0) {
+        flowing = true;  // gather one interval's samples before the first read
+        next_read = Clock::now() + kDeliveryInterval;
+      } else {
+        check_socket_drops(true);  // traffic stopped: its last drops
+        announce();
+      }
+      continue;
+    }
+    const uint64_t before = counting_[kDatagrams];
     while (receive_some(slots)) {
-      flush(false);
       if (stopping_.load(std::memory_order_relaxed)) break;
     }
-    flush(true);
-    publish_counts();
+    flush();
+    flowing = counting_[kDatagrams] != before;
+    next_read += kDeliveryInterval;
+    const Clock::time_point now = Clock::now();
+    if (next_read < now) next_read = now + kDeliveryInterval;  // a long read must not bunch the next ones
+    if (flowing) drops_unchecked_ = true;
+    check_socket_drops(false);
+    announce();
   }
 }
 
-// One recvmmsg of whatever the socket holds, without blocking; false once it is empty or failed.
+// One recvmmsg of whatever the socket holds, without blocking; false once it is empty (a short
+// read says so without another call) or failed.
 bool Reader::receive_some(ReceiveSlots& slots) {
   slots.rearm();
   int n = recvmmsg(socket_.fd, slots.headers, kSlots, MSG_DONTWAIT, nullptr);
@@ -188,7 +245,7 @@ bool Reader::receive_some(ReceiveSlots& slots) {
     handle_datagram(slots.buffers.data() + i * kSlotBytes, slots.headers[i].msg_len, slots.senders[i].nl_pid == 0,
                     has_nsid, nsid);
   }
-  return true;
+  return static_cast<unsigned>(n) == kSlots;
 }
 
 // Close: once out of every group nothing more arrives, so what the socket still holds is a known
@@ -201,7 +258,9 @@ void Reader::drain_for_close(ReceiveSlots& slots) {
   building_ = std::make_unique<SampleBatch>();
   while (receive_some(slots)) {
   }
-  publish_counts();
+  check_socket_drops(true);
+  std::lock_guard<std::mutex> lock(mutex_);
+  published_ = counting_;
 }
 
 void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid,
@@ -235,11 +294,12 @@ void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_p
       continue;
     }
     if (queued_.load(std::memory_order_relaxed) + building_->count >= queue_capacity_ ||
-        queued_bytes_.load(std::memory_order_relaxed) + building_->bytes() >= kQueueBytesLimit) {
+        queued_bytes_.load(std::memory_order_relaxed) + building_->size() >= kQueueBytesLimit) {
       counting_[kQueueDrops]++;
       continue;
     }
     building_->append(m, data, has_nsid, nsid);
+    if (building_->size() >= kBatchBytes) flush();
   }
 }
 
@@ -279,45 +339,55 @@ void Reader::handle_controller(const uint8_t* message, size_t len) {
   counting_[kRejoins]++;
 }
 
-void Reader::flush(bool force) {
+// Queues the batch being built, if any, and publishes every count but the kernel's drops.
+void Reader::flush() {
   const bool has_batch = building_->count > 0;
-  if (!force && building_->count < kBatchMessages && building_->bytes() < kBatchBytes) return;
-  const size_t records_size = building_->records.size();
-  const size_t payload_size = building_->payload.size();
+  const size_t size = building_->size();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (has_batch) {
       queued_.fetch_add(building_->count);
-      queued_bytes_.fetch_add(building_->bytes());
+      queued_bytes_.fetch_add(size);
       queue_.push_back(std::move(building_));
     }
     published_ = counting_;
   }
   if (has_batch) {
-    building_ = std::make_unique<SampleBatch>(records_size, payload_size);
+    building_ = std::make_unique<SampleBatch>(size);
     signal_js();
   }
 }
 
-// Publishes every count, the kernel's drops included, and tells JavaScript when one it reports
-// as an event changed.
-void Reader::publish_counts() {
-  const int64_t now = socket_drops(socket_.fd);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (now >= 0) {
-      // SK_MEMINFO_DROPS is a wrapping 32-bit counter.
-      counting_[kKernelDrops] += static_cast<uint32_t>(static_cast<uint32_t>(now) - last_socket_drops_);
-      last_socket_drops_ = static_cast<uint32_t>(now);
-    }
-    published_ = counting_;
+// Reads the kernel's drop counter, at most every kDropCheckInterval unless `now_anyway`.
+void Reader::check_socket_drops(bool now_anyway) {
+  const Clock::time_point now = Clock::now();
+  if (!now_anyway && now < next_drop_check_) return;
+  next_drop_check_ = now + kDropCheckInterval;
+  drops_unchecked_ = false;
+  const int64_t drops = socket_drops(socket_.fd);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (drops >= 0) {
+    // SK_MEMINFO_DROPS is a wrapping 32-bit counter.
+    counting_[kKernelDrops] += static_cast<uint32_t>(static_cast<uint32_t>(drops) - last_socket_drops_);
+    last_socket_drops_ = static_cast<uint32_t>(drops);
   }
+  published_ = counting_;
+}
+
+// Tells JavaScript when a count it reports as an event changed.
+void Reader::announce() {
   bool changed = false;
   for (const Stat stat : {kKernelDrops, kQueueDrops, kFamilyGaps, kRejoins}) {
     changed = changed || counting_[stat] != announced_[stat];
     announced_[stat] = counting_[stat];
   }
-  if (changed && !closing_) signal_js();
+  if (changed && !closing_) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      published_ = counting_;
+    }
+    signal_js();
+  }
 }
 
 void Reader::fail(int errnum) {
@@ -339,23 +409,24 @@ std::deque<std::unique_ptr<SampleBatch>> Reader::take(Stats& stats) {
   size_t bytes = 0;
   for (const auto& batch : taken) {
     count += batch->count;
-    bytes += batch->bytes();
+    bytes += batch->size();
   }
   queued_.fetch_sub(count);
   queued_bytes_.fetch_sub(bytes);
-  stats = snapshot();
+  stats = snapshot(false);
   return taken;
 }
 
 Stats Reader::stats() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return snapshot();
+  return snapshot(true);
 }
 
-// With mutex_ held.
-Stats Reader::snapshot() const {
+// With mutex_ held. `fresh`: also the kernel's drops the reader thread has not read yet (a
+// system call: stats() asks for it, the delivery path does not).
+Stats Reader::snapshot(bool fresh) const {
   Stats s = published_;
-  s[kKernelDrops] += unread_socket_drops();
+  if (fresh) s[kKernelDrops] += unread_socket_drops();
   s[kQueued] = queued_.load();
   s[kFailureErrno] = static_cast<uint64_t>(failure_errno_.load());
   return s;

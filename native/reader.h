@@ -22,6 +22,7 @@
 namespace ovnpsample {
 
 struct ReceiveSlots;
+using Clock = std::chrono::steady_clock;
 
 // What the socket subscribes to now, for JavaScript.
 struct Subscription {
@@ -61,10 +62,11 @@ class Reader {
   void drain_for_close(ReceiveSlots& slots);
   void handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid, int32_t nsid);
   void handle_controller(const uint8_t* message, size_t len);
-  void flush(bool force);
-  void publish_counts();
+  void flush();
+  void check_socket_drops(bool now_anyway);
+  void announce();
   void fail(int errnum);
-  Stats snapshot() const;
+  Stats snapshot(bool fresh) const;
   uint64_t unread_socket_drops() const;
   void signal_js();
 
@@ -83,7 +85,9 @@ class Reader {
   Stats announced_{};  // the counts JavaScript reacts to, as last signalled
   bool closing_ = false;
   bool gap_open_ = false;
-  std::chrono::steady_clock::time_point gap_start_;
+  Clock::time_point gap_start_;
+  bool drops_unchecked_ = false;  // samples came since SO_MEMINFO was last read
+  Clock::time_point next_drop_check_;
 
   mutable std::mutex mutex_;  // guards everything below
   OpenedSocket socket_;

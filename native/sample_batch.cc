@@ -15,19 +15,22 @@ void store(uint8_t* base, uint32_t offset, T value) {
   std::memcpy(base + offset, &value, sizeof value);
 }
 
-uint32_t append_bytes(std::vector<uint8_t>& payload, const uint8_t* source, ByteRange range) {
-  const auto offset = static_cast<uint32_t>(payload.size());
-  payload.insert(payload.end(), source + range.offset, source + range.offset + range.length);
+size_t align8(size_t n) { return (n + 7) & ~size_t{7}; }
+
+// Appends `range` of `source` to `bytes`; returns its offset from `record_at`.
+uint32_t append_bytes(std::vector<uint8_t>& bytes, size_t record_at, const uint8_t* source, ByteRange range) {
+  const auto offset = static_cast<uint32_t>(bytes.size() - record_at);
+  bytes.insert(bytes.end(), source + range.offset, source + range.offset + range.length);
   return offset;
 }
 
-uint32_t append_tunnel(std::vector<uint8_t>& payload, const Tunnel& t, const uint8_t* source) {
-  payload.resize((payload.size() + 7) & ~size_t{7}, 0);
-  const auto offset = static_cast<uint32_t>(payload.size());
-  payload.resize(offset + tunnel_block::kBytes, 0);
-  const uint32_t geneve = append_bytes(payload, source, t.geneve_opts);
-  const uint32_t erspan = append_bytes(payload, source, t.erspan_opts);
-  uint8_t* b = payload.data() + offset;
+uint32_t append_tunnel(std::vector<uint8_t>& bytes, size_t record_at, const Tunnel& t, const uint8_t* source) {
+  bytes.resize(align8(bytes.size()), 0);
+  const size_t at = bytes.size();
+  bytes.resize(at + tunnel_block::kBytes, 0);
+  const uint32_t geneve = append_bytes(bytes, record_at, source, t.geneve_opts);
+  const uint32_t erspan = append_bytes(bytes, record_at, source, t.erspan_opts);
+  uint8_t* b = bytes.data() + at;
   store(b, tunnel_block::kPresent, t.present);
   store(b, tunnel_block::kVxlanGbp, t.vxlan_gbp);
   store(b, tunnel_block::kId, t.id);
@@ -43,20 +46,21 @@ uint32_t append_tunnel(std::vector<uint8_t>& payload, const Tunnel& t, const uin
   store(b, tunnel_block::kGeneveLength, t.geneve_opts.length);
   store(b, tunnel_block::kErspanOffset, erspan);
   store(b, tunnel_block::kErspanLength, t.erspan_opts.length);
-  return offset;
+  return static_cast<uint32_t>(at - record_at);
 }
 
 }  // namespace
 
 void SampleBatch::append(const Message& m, const uint8_t* source, bool has_nsid, int32_t nsid) {
-  const size_t at = records.size();
-  records.resize(at + record::kBytes, 0);
+  const size_t at = bytes.size();  // 8-aligned: every message is padded to 8
+  bytes.resize(at + record::kBytes, 0);
   const bool has_tunnel = (m.present & (1u << kAttrTunnel)) != 0;
-  const uint32_t data = append_bytes(payload, source, m.data);
-  const uint32_t cookie = append_bytes(payload, source, m.user_cookie);
-  const uint32_t tunnel = has_tunnel ? append_tunnel(payload, m.tunnel, source) : 0;
+  const uint32_t data = append_bytes(bytes, at, source, m.data);
+  const uint32_t cookie = append_bytes(bytes, at, source, m.user_cookie);
+  const uint32_t tunnel = has_tunnel ? append_tunnel(bytes, at, m.tunnel, source) : 0;
+  bytes.resize(align8(bytes.size()), 0);
 
-  uint8_t* r = records.data() + at;
+  uint8_t* r = bytes.data() + at;
   uint32_t flags = (m.probability ? record::kFlagProbability : 0) | (has_nsid ? record::kFlagNsid : 0) |
                    (has_tunnel ? record::kFlagTunnel : 0);
   store(r, record::kPresent, m.present);
@@ -77,6 +81,7 @@ void SampleBatch::append(const Message& m, const uint8_t* source, bool has_nsid,
   store(r, record::kCookieOffset, cookie);
   store(r, record::kCookieLength, m.user_cookie.length);
   store(r, record::kTunnelOffset, tunnel);
+  store(r, record::kLength, static_cast<uint32_t>(bytes.size() - at));
   count++;
 }
 

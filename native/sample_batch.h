@@ -1,7 +1,7 @@
-// The compact form in which parsed messages cross from the reader thread to JavaScript:
-// fixed-size records plus a payload area, laid out as batch_layout.h says and read by
-// src/psample/batch.ts. Building JS objects in JavaScript from this is several times cheaper
-// than setting properties one by one through N-API.
+// The compact form in which parsed messages cross from the reader thread to JavaScript: one
+// buffer of records, each followed by its payload, laid out as batch_layout.h says and read by
+// src/psample/batch.ts. Reading fields from this on demand in JavaScript is several times cheaper
+// than building objects property by property through N-API.
 #pragma once
 
 #include <cstdint>
@@ -14,20 +14,16 @@ namespace ovnpsample {
 
 struct SampleBatch {
   SampleBatch() = default;
-  // Sized like the previous batch: under a flood batches are alike, and growing the vectors
+  // Sized like the previous batch: under a flood batches are alike, and growing the vector
   // message by message cost copies and page faults on the reader thread.
-  SampleBatch(size_t records_bytes, size_t payload_bytes) {
-    records.reserve(records_bytes);
-    payload.reserve(payload_bytes);
-  }
+  explicit SampleBatch(size_t reserve_bytes) { bytes.reserve(reserve_bytes); }
 
-  std::vector<uint8_t> records;
-  std::vector<uint8_t> payload;
+  std::vector<uint8_t> bytes;
   uint32_t count = 0;
 
   // Copies what JavaScript needs out of `source` (the datagram `message` was parsed from).
   void append(const Message& message, const uint8_t* source, bool has_nsid, int32_t nsid);
-  size_t bytes() const { return records.size() + payload.size(); }
+  size_t size() const { return bytes.size(); }
 };
 
 }  // namespace ovnpsample

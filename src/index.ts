@@ -1,7 +1,9 @@
 export * from './errors';
 export * from './psample/errors';
 export type * from './psample/types';
-export { openPsample, PsampleSocket } from './psample/socket';
+export { openPsample, PsampleSocket, type PsampleSocketEvents } from './psample/socket';
+export { PsampleSample } from './psample/sample';
+export { PsampleBatch } from './psample/batch';
 export { decodePsample, type DecodePsampleOptions } from './psample/decode';
 export { encodePsample, DEFAULT_INJECTION_FAMILY_ID } from './psample/encode';
 export { createInjector, PsampleInjector, type InjectorOptions } from './psample/injector';

@@ -60,11 +60,14 @@ TEST_CASE("batch: every record field is written at its offset, in the declared b
   m.user_cookie = {20, 8};
 
   SampleBatch batch;
-  batch.append(Message{}, source.data(), false, 0);  // a first record, so offsets are not all 0
+  batch.append(Message{}, source.data(), false, 0);  // a first message, so the second is not at 0
   batch.append(m, source.data(), true, -7);
   CHECK_EQ(batch.count, 2u);
-  if (!CHECK_EQ(batch.records.size(), 2u * record::kBytes)) return;
-  std::vector<uint8_t> r(batch.records.begin() + record::kBytes, batch.records.end());
+  // record, 5 data bytes, 8 cookie bytes, padded to 8
+  const size_t second_length = record::kBytes + 16;
+  if (!CHECK_EQ(batch.bytes.size(), record::kBytes + second_length)) return;
+  expect_number(batch.bytes, record::kLength, 4, record::kBytes, "first length");
+  std::vector<uint8_t> r(batch.bytes.begin() + record::kBytes, batch.bytes.end());
   const auto flags = static_cast<uint32_t>(MessageKind::kGroup) | uint32_t{kCmdNewGroup} << 8 |
                      record::kFlagProbability | record::kFlagNsid;
   const struct {
@@ -85,16 +88,18 @@ TEST_CASE("batch: every record field is written at its offset, in the declared b
       {record::kTimestamp, m.timestamp, "timestamp"},
       {record::kLatency, m.latency, "latency"},
       {record::kOutTcOcc, m.out_tc_occ, "outTcOcc"},
-      {record::kDataOffset, 0, "dataOffset"},  // the first record had no payload
+      {record::kDataOffset, record::kBytes, "dataOffset"},  // from the start of its own record
       {record::kDataLength, 5, "dataLength"},
-      {record::kCookieOffset, 5, "cookieOffset"},
+      {record::kCookieOffset, record::kBytes + 5, "cookieOffset"},
       {record::kCookieLength, 8, "cookieLength"},
       {record::kTunnelOffset, 0, "tunnelOffset"},
+      {record::kLength, second_length, "length"},
   };
   CHECK_EQ(sizeof expected / sizeof expected[0], sizeof layout::kRecordFields / sizeof(layout::Field));
   for (const auto& e : expected) expect_number(r, e.offset, width_of(layout::kRecordFields, e.offset), e.value, e.what);
-  CHECK_EQ(std::memcmp(batch.payload.data(), &source[8], 5), 0);
-  CHECK_EQ(std::memcmp(batch.payload.data() + 5, &source[20], 8), 0);
+  CHECK_EQ(std::memcmp(&r[record::kBytes], &source[8], 5), 0);
+  CHECK_EQ(std::memcmp(&r[record::kBytes + 5], &source[20], 8), 0);
+  CHECK_EQ(r[record::kBytes + 13] | r[record::kBytes + 14] | r[record::kBytes + 15], 0);  // padding
 }
 
 TEST_CASE("batch: the tunnel block is 8-byte aligned, its numbers in the declared order, its bytes as they came") {
@@ -122,11 +127,13 @@ TEST_CASE("batch: the tunnel block is 8-byte aligned, its numbers in the declare
 
   SampleBatch batch;
   batch.append(m, source.data(), false, 0);
-  const uint32_t offset = 8;
-  expect_number(batch.records, record::kTunnelOffset, 4, offset, "tunnelOffset");
-  expect_number(batch.records, record::kKindCmdFlags, 4, record::kFlagTunnel, "kindCmdFlags");
-  if (!CHECK_EQ(batch.payload.size(), offset + tunnel_block::kBytes + 12)) return;
-  std::vector<uint8_t> b(batch.payload.begin() + offset, batch.payload.begin() + offset + tunnel_block::kBytes);
+  const uint32_t offset = record::kBytes + 8;  // from the record's start: after it and the 3 data bytes, realigned
+  expect_number(batch.bytes, record::kTunnelOffset, 4, offset, "tunnelOffset");
+  expect_number(batch.bytes, record::kKindCmdFlags, 4, record::kFlagTunnel, "kindCmdFlags");
+  // the tunnel block, its 12 option bytes, padded to 8
+  if (!CHECK_EQ(batch.bytes.size(), offset + tunnel_block::kBytes + 16)) return;
+  expect_number(batch.bytes, record::kLength, 4, offset + tunnel_block::kBytes + 16, "length");
+  std::vector<uint8_t> b(batch.bytes.begin() + offset, batch.bytes.begin() + offset + tunnel_block::kBytes);
   expect_number(b, tunnel_block::kPresent, 4, t.present, "present");
   expect_number(b, tunnel_block::kVxlanGbp, 4, t.vxlan_gbp, "vxlanGbp");
   expect_number(b, tunnel_block::kId, 8, t.id, "id");
@@ -142,7 +149,7 @@ TEST_CASE("batch: the tunnel block is 8-byte aligned, its numbers in the declare
   CHECK_EQ(std::memcmp(&b[tunnel_block::kIpv4Dst], t.ipv4_dst, 4), 0);
   CHECK_EQ(std::memcmp(&b[tunnel_block::kIpv6Src], t.ipv6_src, 16), 0);
   CHECK_EQ(std::memcmp(&b[tunnel_block::kIpv6Dst], t.ipv6_dst, 16), 0);
-  CHECK_EQ(std::memcmp(batch.payload.data() + offset + tunnel_block::kBytes, &source[16], 12), 0);
+  CHECK_EQ(std::memcmp(batch.bytes.data() + offset + tunnel_block::kBytes, &source[16], 12), 0);
 }
 
 }  // namespace

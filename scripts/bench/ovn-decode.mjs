@@ -4,8 +4,9 @@
 // Is OvnSampleDecoder.decode() O(1)? Northbound caches of 1,000 and 100,000 ovn-kubernetes-like
 // NetworkPolicy ACLs (each with its Sample) are fed in-process, then the same number of decodes
 // of random sampled point ids runs against each, alternating rounds because other work shares
-// the machine; medians are compared. The reference is the floor for any decoder that returns a
-// fresh event: one Map lookup among the sampled point ids plus one event-sized object per sample.
+// the machine; medians are compared. The reference is the floor for a decoder that would return a
+// fresh event: one Map lookup among the sampled point ids plus one event-sized object per sample
+// (the decoder returns the event it made for the cookie until the databases change: no object).
 // The last line is the verdict:
 //   RESULT scale_ratio=<100k/1k ns> ref_ratio=<100k/reference ns> decode_ns=<ns at 100k>
 import { existsSync, readFileSync } from 'node:fs';

@@ -118,7 +118,11 @@ struct message {
   size_t length;
   uint32_t* group_seq;
   uint64_t* timestamp;
+  uint8_t* tcp_seq;  // in DATA: each message samples another packet of the connection
 };
+
+// Where the TCP sequence number sits in the sampled frame: Ethernet, IPv4, then the ports.
+enum { TCP_SEQ_OFFSET = 14 + 20 + 4 };
 
 static void* put_attr(struct message* m, uint16_t type, const void* value, uint16_t length) {
   struct nlattr* attr = (struct nlattr*)(m->bytes + m->length);
@@ -155,7 +159,7 @@ static void build_message(struct message* m, uint16_t family) {
   m->group_seq = put_attr(m, ATTR_GROUP_SEQ, &zero32, sizeof zero32);
   m->timestamp = put_attr(m, ATTR_TIMESTAMP, &zero64, sizeof zero64);
   put_attr(m, ATTR_PROTO, &proto, sizeof proto);
-  put_attr(m, ATTR_DATA, frame, sizeof frame);
+  m->tcp_seq = (uint8_t*)put_attr(m, ATTR_DATA, frame, sizeof frame) + TCP_SEQ_OFFSET;
   put_attr(m, ATTR_USER_COOKIE, cookie, sizeof cookie);
 
   struct nlmsghdr* header = (struct nlmsghdr*)m->bytes;
@@ -224,6 +228,12 @@ int main(int argc, char** argv) {
     }
     *m.group_seq = (uint32_t)i;
     *m.timestamp = now_ns(CLOCK_REALTIME);
+    // The connection moves on by one full segment per packet (the checksum is not checked here).
+    const uint32_t seq = 0x6b8b4567u + (uint32_t)i * 1448u;
+    m.tcp_seq[0] = (uint8_t)(seq >> 24);
+    m.tcp_seq[1] = (uint8_t)(seq >> 16);
+    m.tcp_seq[2] = (uint8_t)(seq >> 8);
+    m.tcp_seq[3] = (uint8_t)seq;
     // USERSOCK has no kernel socket at port 0: the multicast is delivered, then the unicast
     // half of the same sendto fails with ECONNREFUSED.
     if (sendto(fd, m.bytes, m.length, 0, (struct sockaddr*)&destination, sizeof destination) < 0 &&

@@ -18,5 +18,5 @@ export function formatSample(message: PsampleMessage, format: OutputFormat, even
     if (event === undefined) return line;
     return `${line} | ${event.status === 'decoded' ? event.message : `${event.status}: ${event.message}`}`;
   }
-  return JSON.stringify(event === undefined ? sampleJson(message) : { ...sampleJson(message), event });
+  return sampleJson(message, event);
 }

@@ -1,5 +1,7 @@
+import { BufferedOutput, type OutputTarget } from '../output/sink';
+import type { PsampleSample } from '../psample/sample';
 import { openPsample } from '../psample/socket';
-import type { OpenPsampleOptions, PsampleMessage, PsampleSourceOptions } from '../psample/types';
+import type { OpenPsampleOptions, PsampleSourceOptions } from '../psample/types';
 import type { OvnSampleEvent } from '../ovn/event';
 import { CliUsageError } from './errors';
 import type { OvnRemoteOptions } from './decode-ovn';
@@ -37,40 +39,55 @@ export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions 
 }
 
 /**
- * Streams live samples until --count samples, --duration seconds, or SIGINT/SIGTERM; then
- * prints the loss accounting to stderr, so an operator sees what was not shown.
+ * Streams live samples until --count samples, --duration seconds, SIGINT/SIGTERM, or the reader
+ * of the output going away; then prints the loss accounting to stderr, so an operator sees what
+ * was not shown. Each batch of samples is formatted into one string and written at once.
  */
 export async function listen(
   options: ListenOptions,
-  describe: ((message: PsampleMessage) => OvnSampleEvent) | undefined,
-  write: (line: string) => void,
+  describe: ((message: PsampleSample) => OvnSampleEvent) | undefined,
+  target: OutputTarget,
   writeError: (line: string) => void,
 ): Promise<void> {
   // Every option is checked before the socket exists: a usage error must not leave it open.
   const limit = options.count === undefined ? Infinity : wholeNumber('--count', options.count, 1);
   const seconds = options.duration === undefined ? undefined : wholeNumber('--duration', options.duration, 1);
   const socketOptions = listenSocketOptions(options);
+  const format = options.format;
   const controller = new AbortController();
   const socket = openPsample({ ...socketOptions, signal: controller.signal });
   const stop = (): void => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  const output = new BufferedOutput(target, stop);
   const timer = seconds === undefined ? undefined : setTimeout(stop, seconds * 1000);
   writeError(`ovn-psample: listening (netlink family ${socket.familyId}, multicast group ${socket.groupId})`);
   socket.on('drop', (drop) => writeError(`ovn-psample: ${drop.count} ${drop.kind} drop(s), ${drop.total} in all`));
   let shown = 0;
-  try {
-    for await (const message of socket) {
-      if (message.command !== 'sample') continue;
-      write(formatSample(message, options.format, describe?.(message)));
-      if (++shown >= limit) break;
+  socket.on('batch', (batch) => {
+    let text = '';
+    for (const sample of batch) {
+      if (sample.command !== 'sample') continue;
+      text += `${formatSample(sample, format, describe?.(sample))}\n`;
+      if (++shown >= limit) {
+        stop();
+        break;
+      }
     }
+    output.write(text);
+  });
+  // A failing socket emits `close` and then `error`, in one go.
+  let failure: Error | undefined;
+  socket.on('error', (error) => (failure = error));
+  try {
+    await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    if (failure !== undefined) throw failure;
   } finally {
     clearTimeout(timer);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
+    await output.close();
     const stats = socket.stats();
-    socket.close();
     writeError(
       `ovn-psample: ${shown} shown; received=${stats.received} kernelDrops=${stats.kernelDrops} ` +
         `queueDrops=${stats.queueDrops} malformed=${stats.malformed} rejectedSender=${stats.rejectedSender}`,

@@ -85,7 +85,7 @@ program
       await listen(
         options,
         decoder && ((message) => decoder.decodeSample(message)),
-        (line) => process.stdout.write(`${line}\n`),
+        { stream: process.stdout },
         (line) => process.stderr.write(`${line}\n`),
       );
     } finally {

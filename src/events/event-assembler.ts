@@ -9,7 +9,7 @@ import type { DecodedPacket } from '../packet/types';
 import type { PsampleMessage } from '../psample/types';
 import type { NetworkEvent, VerdictStep } from './network-event';
 import { PacketGrouper } from './packet-grouper';
-import { policyLabel, stepText, verdictOf } from './verdict';
+import { policyLabel, stepText, verdictOf, type Verdict } from './verdict';
 
 /** Samples of one packet arrive within microseconds, or milliseconds when an upcall sits between two stages. */
 export const DEFAULT_GROUP_WINDOW_MS = 50;
@@ -41,6 +41,28 @@ function addresses(packet: DecodedPacket): [string | undefined, string | undefin
   if (network === undefined) return [undefined, undefined];
   if (network.kind === 'arp') return [network.senderIp, network.targetIp];
   return [network.src, network.dst];
+}
+
+/** What a step says of an OVN event, worked out once per event: the decoder hands out one per cookie. */
+interface StepParts {
+  readonly verdict: Verdict;
+  readonly text: string;
+  readonly policy: string;
+}
+const stepParts = new WeakMap<OvnSampleEvent, StepParts>();
+
+function partsOf(ovn: OvnSampleEvent): StepParts {
+  let parts = stepParts.get(ovn);
+  if (parts === undefined) {
+    parts = { verdict: ovn.status === 'decoded' ? verdictOf(ovn.action) : 'unknown', text: stepText(ovn), policy: policyLabel(ovn) };
+    stepParts.set(ovn, parts);
+  }
+  return parts;
+}
+
+function ovnStep(ovn: OvnSampleEvent, ids: ObservationIds | undefined): VerdictStep & { samples: number } {
+  const { verdict, text, policy } = partsOf(ovn);
+  return ids === undefined ? { verdict, text, policy, event: ovn, samples: 1 } : { verdict, text, policy, event: ovn, cookie: ids, samples: 1 };
 }
 
 function cookieStep(ids: ObservationIds | undefined): Omit<VerdictStep, 'samples'> {
@@ -105,11 +127,7 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
         continue;
       }
       const ovn = member.ovn;
-      chain.push(
-        ovn === undefined
-          ? { ...cookieStep(member.ids), samples: 1 }
-          : { verdict: ovn.status === 'decoded' ? verdictOf(ovn.action) : 'unknown', text: stepText(ovn), policy: policyLabel(ovn), event: ovn, ...(member.ids === undefined ? {} : { cookie: member.ids }), samples: 1 },
-      );
+      chain.push(ovn === undefined ? { ...cookieStep(member.ids), samples: 1 } : ovnStep(ovn, member.ids));
     }
     const message = first.message;
     const packet = decodePacket(message.data, message.proto);

@@ -26,7 +26,7 @@ export interface NativeReaderInfo {
   lastGapMs?: number;
 }
 
-/** Flattened batches: [records, payload, count, records, payload, count, ...]. */
+/** Flattened batches: [buffer, count, buffer, count, ...] (native/batch_layout.h). */
 export type NativeBatches = Array<ArrayBuffer | number>;
 
 export interface NativeReader {
@@ -54,7 +54,7 @@ interface Addon {
   NativeReader: new (options: NativeReaderOptions, onReadable: () => void) => NativeReader;
   NativeInjector: new (options: { protocol: 'generic' | 'usersock'; groupId: number; netns?: string }) => NativeInjector;
   /** Parses one datagram; fills `stats` with what the parser counted. */
-  decode(bytes: Uint8Array, familyId: number, stats: Float64Array): [ArrayBuffer, ArrayBuffer, number];
+  decode(bytes: Uint8Array, familyId: number, stats: Float64Array): [ArrayBuffer, number];
   abi: NativeAbi;
 }
 

@@ -1,6 +1,9 @@
 const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+// Below this, a table lookup per byte beats making a Buffer view for Node's native encoder.
+const NATIVE_HEX_BYTES = 24;
 
 export function toHex(bytes: Uint8Array): string {
+  if (bytes.byteLength >= NATIVE_HEX_BYTES) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
   let out = '';
   for (let i = 0; i < bytes.byteLength; i++) out += HEX[bytes[i]!]!;
   return out;

@@ -1,45 +1,56 @@
-import { splitObservationDomain, observationIdsFromCookie } from '../ovn/cookie';
+import { OVN_COOKIE_BYTES, readCookieId } from '../ovn/cookie';
+import type { OvnSampleEvent } from '../ovn/event';
 import { decodePacket } from '../packet/decode';
 import type { PsampleMessage, PsampleTunnel } from '../psample/types';
 import { toHex } from './hex';
+import { member, numberMember } from './json-text';
+import { sharedJson } from './shared-json';
+import { packetJson } from './packet-json';
 
-function tunnelJson(t: PsampleTunnel): Record<string, unknown> {
-  return {
+function tunnelJson(t: PsampleTunnel): string {
+  return JSON.stringify({
     ...t,
     id: t.id?.toString(),
     geneveOptions: t.geneveOptions && toHex(t.geneveOptions),
     erspanOptions: t.erspanOptions && toHex(t.erspanOptions),
-  };
+  });
+}
+
+function bigintMember(name: string, value: bigint | undefined): string {
+  return value === undefined ? '' : `,"${name}":"${value}"`;
 }
 
 /**
- * The JSON form of one message: bigints as decimal strings (they exceed 2^53), bytes as
- * lowercase hex, plus what the cookie and the packet say when they can be read.
+ * The JSON form of one message, as one line of text written field by field: bigints as decimal
+ * strings (they exceed 2^53), bytes as lowercase hex, plus what the cookie (obsDomainId,
+ * obsPointId, ovn: {appId, datapathKey}) and the packet say when they can be read, and the OVN
+ * decoder's `event` when given. Members that are absent are left out, as JSON.stringify does.
  */
-export function sampleJson(message: PsampleMessage): Record<string, unknown> {
-  const ids = message.userCookie && observationIdsFromCookie(message.userCookie);
-  return {
-    command: message.command,
-    group: message.group,
-    groupSeq: message.groupSeq,
-    iifindex: message.iifindex,
-    oifindex: message.oifindex,
-    origSize: message.origSize,
-    rate: message.rate,
-    probability: message.probability,
-    timestampNs: message.timestampNs.toString(),
-    latencyNs: message.latencyNs?.toString(),
-    outTc: message.outTc,
-    outTcOcc: message.outTcOcc?.toString(),
-    proto: message.proto,
-    data: toHex(message.data),
-    userCookie: message.userCookie && toHex(message.userCookie),
-    groupRefcount: message.groupRefcount,
-    tunnel: message.tunnel && tunnelJson(message.tunnel),
-    nsid: message.nsid,
-    obsDomainId: ids?.obsDomainId,
-    obsPointId: ids?.obsPointId,
-    ovn: ids && splitObservationDomain(ids.obsDomainId),
-    packet: message.command === 'sample' ? decodePacket(message.data, message.proto) : undefined,
-  };
+export function sampleJson(message: PsampleMessage, event?: OvnSampleEvent): string {
+  const cookie = message.userCookie;
+  const command = message.command;
+  let ids = '';
+  if (cookie !== undefined && cookie.byteLength === OVN_COOKIE_BYTES) {
+    const domain = readCookieId(cookie, 0);
+    ids = `,"obsDomainId":${domain},"obsPointId":${readCookieId(cookie, 4)},"ovn":{"appId":${domain >>> 24},"datapathKey":${domain & 0xffffff}}`;
+  }
+  const tunnel = message.tunnel;
+  return (
+    `{"command":"${command}","group":${message.group},"groupSeq":${message.groupSeq},"iifindex":${message.iifindex}` +
+    numberMember('oifindex', message.oifindex) +
+    `,"origSize":${message.origSize},"rate":${message.rate},"probability":${message.probability}` +
+    `,"timestampNs":"${message.timestampNs}"` +
+    bigintMember('latencyNs', message.latencyNs) +
+    numberMember('outTc', message.outTc) +
+    bigintMember('outTcOcc', message.outTcOcc) +
+    `,"proto":${message.proto},"data":"${toHex(message.data)}"` +
+    member('userCookie', cookie === undefined ? undefined : `"${toHex(cookie)}"`) +
+    numberMember('groupRefcount', message.groupRefcount) +
+    member('tunnel', tunnel === undefined ? undefined : tunnelJson(tunnel)) +
+    numberMember('nsid', message.nsid) +
+    ids +
+    member('packet', command === 'sample' ? packetJson(decodePacket(message.data, message.proto)) : undefined) +
+    member('event', event === undefined ? undefined : sharedJson(event)) +
+    '}'
+  );
 }

@@ -18,13 +18,17 @@ export function splitObservationDomain(obsDomainId: number): ObservationDomain {
   return { appId: obsDomainId >>> 24, datapathKey: obsDomainId & 0xffffff };
 }
 
+/** The big-endian u32 at `offset` of a cookie (obs_domain_id at 0, obs_point_id at 4), read without allocating. */
+export function readCookieId(cookie: Uint8Array, offset: number): number {
+  return ((cookie[offset]! << 24) | (cookie[offset + 1]! << 16) | (cookie[offset + 2]! << 8) | cookie[offset + 3]!) >>> 0;
+}
+
 /** The observation ids in a psample user cookie, or undefined when it is not 8 bytes long. */
 export function observationIdsFromCookie(cookie: Uint8Array): ObservationIds | undefined {
   if (cookie.byteLength !== OVN_COOKIE_BYTES) {
     return undefined;
   }
-  const view = new DataView(cookie.buffer, cookie.byteOffset, cookie.byteLength);
-  return { obsDomainId: view.getUint32(0, false), obsPointId: view.getUint32(4, false) };
+  return { obsDomainId: readCookieId(cookie, 0), obsPointId: readCookieId(cookie, 4) };
 }
 
 /** A u32 as 8 hex digits, the way cookies and UUID prefixes are written. */

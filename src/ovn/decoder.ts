@@ -5,7 +5,7 @@ import { OvsdbClient, type OvsdbClientOptions, type OvsdbResync, type OvsdbStatu
 import { emitErrorIfHeard } from '../ovsdb/optional-error';
 import type { DatabaseSchema } from '../ovsdb/schema';
 import type { PsampleMessage } from '../psample/types';
-import { observationIdsFromCookie } from './cookie';
+import { OVN_COOKIE_BYTES, readCookieId } from './cookie';
 import { DecodeCounters, type OvnDecoderStats } from './decode-stats';
 import type { OvnSampleEvent } from './event';
 import type { LogicalFlowTextSource } from './flow-directory';
@@ -52,6 +52,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   private readonly options: OvnSampleDecoderOptions | undefined;
   private readonly callerCaches: OvnSampleDecoderCaches | undefined;
   private readonly counters = new DecodeCounters();
+  private readonly notOvnCookieEvents = new Map<number, OvnSampleEvent>();
   private readonly ownedClients: OvsdbClient[] = [];
   /** Undoes what was put on clients the caller owns (listeners, monitors), on close(). */
   private readonly detachers: (() => void | Promise<void>)[] = [];
@@ -123,17 +124,23 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
 
   /** Decodes an 8-byte psample user cookie (obs_domain_id, obs_point_id; big-endian). */
   decodeCookie(cookie: Uint8Array): OvnSampleEvent {
-    const ids = observationIdsFromCookie(cookie);
-    if (ids === undefined) {
-      return this.counters.count(
-        unresolvedEvent(0, 0, 'not-ovn-cookie', `The sample's cookie has ${cookie.byteLength} bytes, not the 8 of an OVS sample.`),
-      );
-    }
-    return this.decode(ids.obsDomainId, ids.obsPointId);
+    if (cookie.byteLength !== OVN_COOKIE_BYTES) return this.notOvnCookie(cookie.byteLength);
+    return this.decode(readCookieId(cookie, 0), readCookieId(cookie, 4));
   }
 
   decodeSample(message: PsampleMessage): OvnSampleEvent {
-    return this.decodeCookie(message.userCookie ?? new Uint8Array(0));
+    const cookie = message.userCookie;
+    return cookie === undefined ? this.notOvnCookie(0) : this.decodeCookie(cookie);
+  }
+
+  /** One frozen event per cookie length: samples without an OVS cookie (tc) come by the thousand. */
+  private notOvnCookie(length: number): OvnSampleEvent {
+    let event = this.notOvnCookieEvents.get(length);
+    if (event === undefined) {
+      event = Object.freeze(unresolvedEvent(0, 0, 'not-ovn-cookie', `The sample's cookie has ${length} bytes, not the 8 of an OVS sample.`));
+      this.notOvnCookieEvents.set(length, event);
+    }
+    return this.counters.count(event);
   }
 
   stats(): OvnDecoderStats {

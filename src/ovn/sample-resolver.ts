@@ -2,6 +2,7 @@ import type { TableCache } from '../ovsdb/cache';
 import { AclCatalog, type PointIdKind } from './acl-catalog';
 import { hex32, splitObservationDomain } from './cookie';
 import { DatapathDirectory } from './datapath-directory';
+import { EventMemo } from './event-memo';
 import type {
   OvnAclVerdict,
   OvnDatapathInfo,
@@ -27,9 +28,14 @@ interface Base {
 
 /**
  * Answers what a sample's observation ids mean, from indexes that follow the NB (and SB) caches
- * change by change: each answer costs a few map lookups. Knows nothing of connections.
+ * change by change: each answer costs a few map lookups, and is kept (frozen, shared by every
+ * sample of the cookie) until either database changes. Knows nothing of connections.
  */
 export class OvnSampleResolver {
+  private readonly nbCache: TableCache;
+  private readonly sbCache: TableCache | undefined;
+  private readonly memo = new EventMemo();
+  private readonly forget = (): void => this.memo.clear();
   private readonly catalog: AclCatalog;
   private readonly apps: SamplingApps;
   private readonly datapaths: DatapathDirectory;
@@ -40,6 +46,10 @@ export class OvnSampleResolver {
    * `flowText` reads a logical flow's match and actions, which the SB mirror does not hold.
    */
   constructor(nbCache: TableCache, sbCache: TableCache | undefined, flowText?: LogicalFlowTextSource) {
+    this.nbCache = nbCache;
+    this.sbCache = sbCache;
+    nbCache.on('change', this.forget);
+    sbCache?.on('change', this.forget);
     this.catalog = new AclCatalog(nbCache);
     this.apps = new SamplingApps(nbCache);
     this.datapaths = new DatapathDirectory(nbCache, sbCache);
@@ -56,6 +66,8 @@ export class OvnSampleResolver {
 
   /** Takes every index's listeners off the caches, which may outlive the resolver. */
   detach(): void {
+    this.nbCache.off('change', this.forget);
+    this.sbCache?.off('change', this.forget);
     this.catalog.detach();
     this.apps.detach();
     this.datapaths.detach();
@@ -63,6 +75,16 @@ export class OvnSampleResolver {
   }
 
   resolve(obsDomainId: number, obsPointId: number): OvnSampleEvent {
+    const known = this.memo.get(obsDomainId, obsPointId);
+    if (known !== undefined) return known;
+    const event = Object.freeze(this.compute(obsDomainId, obsPointId));
+    // A drop sample's flow whose match and actions are still being read is answered again,
+    // complete, once they are here.
+    if (event.flow === undefined || event.flow.match !== undefined) this.memo.set(obsDomainId, obsPointId, event);
+    return event;
+  }
+
+  private compute(obsDomainId: number, obsPointId: number): OvnSampleEvent {
     const { appId, datapathKey } = splitObservationDomain(obsDomainId);
     const base: Base = { obsDomainId, obsPointId, appId, datapath: this.datapaths.resolve(datapathKey) };
     if (appId === 0) {

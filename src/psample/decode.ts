@@ -1,5 +1,5 @@
 import { addon, NATIVE_LITTLE_ENDIAN } from '../native/binding';
-import { RecordBatch } from './batch';
+import { PsampleBatch } from './batch';
 import { fromNativeError, InvalidOptionError, PsampleDecodeError } from './errors';
 import { STAT, statValues } from './stats';
 import type { PsampleMessage } from './types';
@@ -33,6 +33,6 @@ export function decodePsample(bytes: Uint8Array, options: DecodePsampleOptions =
         'give whole psample messages as the kernel sends them, starting with the 16-byte nlmsghdr',
     );
   }
-  const [records, payload, count] = decoded;
-  return new RecordBatch(records, payload, count, NATIVE_LITTLE_ENDIAN).messages();
+  const [buffer, count] = decoded;
+  return Array.from(new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN), (sample) => sample.toObject());
 }

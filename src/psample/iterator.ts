@@ -1,4 +1,4 @@
-import type { PsampleMessage } from './types';
+import type { PsampleSample } from './sample';
 
 /** What an iterator tells its socket: it was consumed from (backpressure) or ended. */
 export interface IteratorOwner {
@@ -7,12 +7,12 @@ export interface IteratorOwner {
 }
 
 interface Waiter {
-  resolve(result: IteratorResult<PsampleMessage>): void;
+  resolve(result: IteratorResult<PsampleSample>): void;
   reject(error: unknown): void;
 }
 
-export class SampleIterator implements AsyncIterableIterator<PsampleMessage> {
-  readonly buffer: PsampleMessage[] = [];
+export class SampleIterator implements AsyncIterableIterator<PsampleSample> {
+  readonly buffer: PsampleSample[] = [];
   head = 0;
   waiter: Waiter | undefined;
   done = false;
@@ -24,7 +24,7 @@ export class SampleIterator implements AsyncIterableIterator<PsampleMessage> {
     return this.buffer.length - this.head;
   }
 
-  push(message: PsampleMessage): void {
+  push(message: PsampleSample): void {
     if (this.waiter) {
       const waiter = this.waiter;
       this.waiter = undefined;
@@ -43,7 +43,7 @@ export class SampleIterator implements AsyncIterableIterator<PsampleMessage> {
     else waiter?.resolve({ value: undefined, done: true });
   }
 
-  next(): Promise<IteratorResult<PsampleMessage>> {
+  next(): Promise<IteratorResult<PsampleSample>> {
     if (this.head < this.buffer.length) {
       const value = this.buffer[this.head]!;
       this.head++;
@@ -68,7 +68,7 @@ export class SampleIterator implements AsyncIterableIterator<PsampleMessage> {
     });
   }
 
-  return(): Promise<IteratorResult<PsampleMessage>> {
+  return(): Promise<IteratorResult<PsampleSample>> {
     this.owner.detach(this);
     this.finish();
     return Promise.resolve({ value: undefined, done: true });

@@ -2,12 +2,14 @@ import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
 import { addon, type NativeReader, type NativeReaderInfo } from '../native/binding';
+import type { PsampleBatch } from './batch';
 import { DeliveryQueue } from './delivery';
 import { fromNativeError, PsampleSocketError } from './errors';
 import { type IteratorOwner, SampleIterator } from './iterator';
 import { nativeReaderOptions } from './options';
+import type { PsampleSample } from './sample';
 import { STAT, statsObject, statValues } from './stats';
-import type { OpenPsampleOptions, PsampleDropEvent, PsampleGapEvent, PsampleMessage, PsampleStats } from './types';
+import type { OpenPsampleOptions, PsampleDropEvent, PsampleGapEvent, PsampleStats } from './types';
 
 // Samples an async iterator may hold before the socket stops taking from the reader thread;
 // beyond that the native queue fills and then counts drops, rather than memory growing unbounded.
@@ -24,8 +26,10 @@ const asyncDispose: typeof Symbol.asyncDispose =
   Symbol.asyncDispose ?? (Symbol.for('nodejs.asyncDispose') as typeof Symbol.asyncDispose);
 
 export interface PsampleSocketEvents {
-  sample: [PsampleMessage];
-  group: [PsampleMessage];
+  /** Every message of one hand-off from the reader thread, before they are emitted one by one. */
+  batch: [PsampleBatch];
+  sample: [PsampleSample];
+  group: [PsampleSample];
   drop: [PsampleDropEvent];
   gap: [PsampleGapEvent];
   error: [Error];
@@ -34,14 +38,15 @@ export interface PsampleSocketEvents {
 
 /**
  * A live psample subscription. A dedicated native thread keeps draining the kernel socket into a
- * bounded queue while JavaScript is busy; this object turns the queued batches into
- * PsampleMessage objects on the JavaScript thread.
+ * bounded queue while JavaScript is busy, and hands over what arrived within about a millisecond
+ * as one batch; this object delivers the batches (`batch`) and their messages (`sample`, `group`,
+ * the async iterator) on the JavaScript thread, as PsampleSamples that decode fields on access.
  *
  * Backpressure: while any async iterator holds more than 65,536 unread samples, delivery pauses
  * for everyone (listeners included), the native queue fills and then counts drops. An iterator
  * that is no longer read must be ended (break / return()) so it does not hold the others back.
  */
-export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleMessage>, IteratorOwner {
+export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleSample>, IteratorOwner {
   /** The kernel's receive buffer size actually granted (it counts skb overhead, so about 2x the request). */
   readonly receiveBufferBytes: number;
   /** False when the group filter could not be attached in the kernel and runs in userspace. */
@@ -109,7 +114,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   /**
-   * Stops at once: no `sample` or `group` event follows, even when called from a listener.
+   * Stops at once: no `batch`, `sample` or `group` event follows, even when called from a listener.
    * The reader thread is stopped first; what it had read but JavaScript had not delivered, and
    * what the socket still held, is counted in stats().closeDiscards (and a `drop` event of kind
    * 'close'), then `close` is emitted.
@@ -135,7 +140,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     }
   }
 
-  [Symbol.asyncIterator](): AsyncIterableIterator<PsampleMessage> {
+  [Symbol.asyncIterator](): AsyncIterableIterator<PsampleSample> {
     const iterator = new SampleIterator(this);
     if (this.#closed) iterator.finish();
     else this.#iterators.add(iterator);
@@ -182,10 +187,29 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   // raises it as 'uncaughtException' (see CallJs in native/addon.cc). If the process survives
   // it, the rest of the batch follows on the next turn of the event loop, in order.
   #deliver(): void {
+    const deliveries = this.#deliveries;
     try {
-      for (let message = this.#deliveries.next(); message !== undefined; message = this.#deliveries.next()) {
-        this.#dispatch(message);
-        if (this.#closed) return;
+      for (let batch = deliveries.batch; batch !== undefined; batch = deliveries.batch) {
+        if (!deliveries.announced && this.listenerCount('batch') > 0) {
+          // Counted before the listener runs: a listener that throws or closes the socket had them.
+          deliveries.announced = true;
+          this.#received += deliveries.remaining;
+          this.emit('batch', batch);
+          if (this.#closed) return;
+        }
+        if (this.#iterators.size === 0 && this.listenerCount('sample') === 0 && this.listenerCount('group') === 0) {
+          // Nobody takes them one by one: the samples need not exist.
+          const counted = deliveries.announced;
+          const undelivered = deliveries.endBatch();
+          if (!counted) this.#received += undelivered;
+          continue;
+        }
+        const counted = deliveries.announced;
+        for (let sample = deliveries.next(); sample !== undefined; sample = deliveries.next()) {
+          this.#dispatch(sample, counted);
+          if (this.#closed) return;
+        }
+        deliveries.endBatch();
       }
     } catch (error) {
       if (!this.#closed) setImmediate(this.#onReadable);
@@ -194,11 +218,11 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   // Iterators first: a listener that throws must not take the message from them.
-  #dispatch(message: PsampleMessage): void {
-    this.#received++;
-    for (const iterator of this.#iterators) iterator.push(message);
-    if (message.command === 'sample') this.emit('sample', message);
-    else this.emit('group', message);
+  #dispatch(sample: PsampleSample, counted: boolean): void {
+    if (!counted) this.#received++;
+    for (const iterator of this.#iterators) iterator.push(sample);
+    if (sample.command === 'sample') this.emit('sample', sample);
+    else this.emit('group', sample);
   }
 
   #reportDrops(): void {

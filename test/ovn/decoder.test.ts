@@ -419,6 +419,22 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     expect(decoder.decode(domain(APPS['acl-new'], NODE_KEY), sampleMetadataOf(acls.banp))).toMatchObject({ status: 'unknown', reason: 'unknown-app' });
   });
 
+  it('answers a cookie it has answered with the same frozen event until a database changes, and counts every sample', async () => {
+    const point = sampleMetadataOf(acls.anp);
+    const before = decoder.stats().decoded;
+    const first = decoder.decode(domain(APPS['acl-est'], NODE_KEY), point);
+    expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(decoder.stats().decoded).toBe(before + 2);
+    const setPriority = (priority: number): Promise<unknown> =>
+      dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', uuids.anp!]]], row: { priority } }]);
+    await setPriority(29999);
+    await eventually(() => expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point).acl?.priority).toBe(29999));
+    await setPriority(first.acl!.priority);
+    await eventually(() => expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point)).toEqual(first));
+    expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point)).not.toBe(first);
+  });
+
   it('follows in-place ACL updates that keep the point id (an ANP rule moved to another priority)', async () => {
     const point = sampleMetadataOf(acls.anp);
     expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point).acl?.priority).toBe(30000);

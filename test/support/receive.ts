@@ -1,4 +1,4 @@
-import type { PsampleMessage, PsampleSocket } from '../../src/index';
+import type { PsampleSample, PsampleSocket } from '../../src/index';
 
 /** Waits until `predicate` holds for the socket's counters, or fails after `limitMs`. */
 export async function waitFor(check: () => boolean, limitMs = 10_000, what = 'condition'): Promise<void> {
@@ -10,8 +10,8 @@ export async function waitFor(check: () => boolean, limitMs = 10_000, what = 'co
 }
 
 /** Collects samples as they are emitted. */
-export function collectSamples(socket: PsampleSocket): PsampleMessage[] {
-  const samples: PsampleMessage[] = [];
+export function collectSamples(socket: PsampleSocket): PsampleSample[] {
+  const samples: PsampleSample[] = [];
   socket.on('sample', (s) => samples.push(s));
   return samples;
 }

@@ -1,7 +1,7 @@
 // The programs the lab benchmark measures, each reading the same offered load in turn. A consumer
-// prints one line per sample to stdout (a file), says on stderr that it is listening (a line
-// matching /listening/) once it has joined psample's group, and stops on SIGTERM. Adding one
-// (e.g. `watch`) is one entry here.
+// prints one line per sample to stdout (a file), or with `samplesPerLine` one line per group of
+// samples that says how many it holds; says on stderr that it is listening (a line matching
+// /listening/) once it has joined psample's group; and stops on SIGTERM. Adding one is one entry here.
 import { join } from 'node:path';
 
 /** The consumer RESULT's ratios, loss and drain are about: what an operator runs on an OVN node. */
@@ -9,7 +9,7 @@ export const HEADLINE_CONSUMER = 'json+ovn';
 export const REFERENCE_CONSUMER = 'c';
 // Per scenario; text+ovn only on request: text costs about what json does, and each run of an
 // ovn-psample consumer that cannot keep up waits out the drain cap.
-export const DEFAULT_CONSUMERS = { tc: ['c', 'json', 'text', 'json+ovn'], ovn: ['c', 'json', 'json+ovn'] };
+export const DEFAULT_CONSUMERS = { tc: ['c', 'json', 'text', 'json+ovn', 'watch'], ovn: ['c', 'json', 'json+ovn', 'watch'] };
 
 // `listen` attaches the OVN decoder on its own when the node has ovn-central's default sockets
 // (/var/run/ovn/ovnnb_db.sock): without an OVN decoder means without those sockets, so they are
@@ -21,6 +21,12 @@ function withoutOvnSockets(argv) {
 
 function listen(ctx, ...args) {
   return [process.execPath, join(ctx.project, 'dist', 'cli', 'main.js'), 'listen', '--group', String(ctx.group), ...args];
+}
+
+// What an operator runs: samples of one packet grouped into one event, pods named, logs as JSON.
+function watch(ctx) {
+  return [process.execPath, join(ctx.project, 'dist', 'cli', 'main.js'), 'watch', '--group', String(ctx.group), '--format', 'json',
+    '--nb', ctx.northbound, '--sb', ctx.southbound, '--log-format', 'json'];
 }
 
 /** ctx: { group, project, tools, northbound, southbound } */
@@ -50,6 +56,13 @@ export const CONSUMERS = [
     title: 'ovn-psample listen --format text --nb --sb (OVN decoder attached)',
     argv: (ctx) => listen(ctx, '--format', 'text', '--nb', ctx.northbound, '--sb', ctx.southbound),
   },
+  {
+    name: 'watch',
+    title: 'ovn-psample watch --format json --nb --sb (OVN decoder, pods, one line per packet: its "samples" are counted)',
+    argv: watch,
+    // The packet's own count, after its chain (whose steps count theirs too).
+    samplesPerLine: /,"samples":(\d+),"packet":/,
+  },
 ];
 
 export function consumerNamed(name) {
@@ -61,13 +74,14 @@ export function consumerNamed(name) {
 }
 
 /**
- * The idle measurement: listen with and without the decoder, against a node process that only
+ * The idle measurement: listen with and without the decoder, and watch, against a node process that only
  * keeps its event loop alive (it says "listening" once, to start like the others).
  */
 export function idleParticipants(ctx) {
   return [
     { name: 'listen', argv: withoutOvnSockets(listen(ctx, '--format', 'json')) },
     { name: 'listen --nb --sb', argv: listen(ctx, '--format', 'json', '--nb', ctx.northbound, '--sb', ctx.southbound) },
+    { name: 'watch --nb --sb', argv: watch(ctx) },
     { name: 'bare node', argv: [process.execPath, '-e', 'process.stderr.write("listening\\n"); setInterval(() => {}, 1e9)'] },
   ];
 }

@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cpuNs, netlinkSockets, peakRssMb } from './proc.mjs';
+import { cpuNs, netlinkSockets, peakRssMb, threadCpuNs } from './proc.mjs';
 import { BenchSetupError } from './shell.mjs';
 
 const READY_TIMEOUT_MS = 120_000;
@@ -37,17 +37,31 @@ export class BenchRunError extends Error {
   }
 }
 
-/** Newlines in FILE from byte OFFSET on. */
-function countLines(fd, offset, end) {
+/**
+ * Samples printed in FILE from byte OFFSET to END: one per line, or with `samplesPerLine` (a
+ * regular expression whose group 1 is a line's count) that many per line. Only whole lines are
+ * read; returns the count and where the next whole line starts.
+ */
+function countSamples(fd, offset, end, samplesPerLine) {
   const chunk = Buffer.allocUnsafe(4 << 20);
-  let lines = 0;
-  for (let position = offset; position < end; ) {
+  let samples = 0;
+  let position = offset;
+  while (position < end) {
     const n = readSync(fd, chunk, 0, Math.min(chunk.length, end - position), position);
     if (n === 0) break;
-    for (let i = chunk.indexOf(10, 0); i !== -1 && i < n; i = chunk.indexOf(10, i + 1)) lines++;
-    position += n;
+    const last = chunk.lastIndexOf(10, n - 1);
+    if (last === -1) {
+      if (n < chunk.length) break; // the rest is a line still being written
+      throw new BenchRunError(`a line of more than ${chunk.length} bytes at ${position} in the output`);
+    }
+    if (samplesPerLine === undefined) {
+      for (let i = chunk.indexOf(10, 0); i !== -1 && i <= last; i = chunk.indexOf(10, i + 1)) samples++;
+    } else {
+      for (const line of chunk.toString('latin1', 0, last).split('\n')) samples += Number(samplesPerLine.exec(line)?.[1] ?? 0);
+    }
+    position += last + 1;
   }
-  return lines;
+  return { samples, next: position };
 }
 
 /** Starts the consumer with stdout to OUTPUT; resolves once it says it is listening. */
@@ -70,8 +84,9 @@ export function startConsumer(argv, output) {
     createInterface({ input: child.stderr }).on('line', (line) => {
       // Only the tail explains a failure; a long run's drop lines would fill memory.
       state.stderr = `${state.stderr}${line}\n`.slice(-STDERR_KEPT);
-      // ovn-psample's 'drop' lines: "N kernel|queue drop(s), T in all" (T: of that kind, since open).
-      const drop = /(kernel|queue) drop\(s\), (\d+) in all/.exec(line);
+      // ovn-psample's 'drop' lines: "N kernel|queue drop(s), T in all" (T: of that kind, since
+      // open); watch logs them as JSON: "kind":"queue","count":N,"total":T.
+      const drop = /(kernel|queue) drop\(s\), (\d+) in all/.exec(line) ?? /"kind":"(kernel|queue)","count":\d+,"total":(\d+)/.exec(line);
       if (drop) state.reportedDrops[drop[1]] = Number(drop[2]);
       if (/listening/.test(line)) {
         clearTimeout(timer);
@@ -90,8 +105,10 @@ export async function stopConsumer({ state, exited }) {
   const timer = setTimeout(() => state.child.kill('SIGKILL'), STOP_GRACE_MS);
   const { code, signal } = await exited;
   clearTimeout(timer);
-  // "… shown; received=N kernelDrops=N [queueDrops=N]" on stderr at exit.
-  const summary = /received=(\d+) kernelDrops=(\d+)(?: queueDrops=(\d+))?/.exec(state.stderr);
+  // "… shown; received=N kernelDrops=N [queueDrops=N]" on stderr at exit (watch: its JSON summary).
+  const summary =
+    /received=(\d+) kernelDrops=(\d+)(?: queueDrops=(\d+))?/.exec(state.stderr) ??
+    /"received":(\d+),.*"kernelDrops":(\d+),"queueDrops":(\d+)/.exec(state.stderr);
   return {
     exit: signal ?? code,
     exitMs: Math.round(performance.now() - asked),
@@ -115,7 +132,7 @@ async function settled(fd) {
  * RATE is in samples/s; udp-flood is paced at RATE / the scenario's samples per packet (0: unpaced).
  * @returns the run's figures: generated, received, kernelDrops, queueDrops, left (not printed by
  * the end: lost inside the consumer or still queued at the cap), loss, cpuSeconds,
- * cpuPerSampleUs, peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates.
+ * cpuPerSampleUs (and threadCpuPerSampleUs: main, psample-reader, other), peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates.
  */
 export async function measureRun({ consumer, ctx, scenario, rate, seconds, drainCapSeconds, output }) {
   const argv = consumer.argv(ctx);
@@ -132,6 +149,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
     const socketsBefore = netlinkSockets(pid);
     const queueDropsBefore = state.reportedDrops.queue;
     const cpuBefore = cpuNs(pid);
+    const threadsBefore = threadCpuNs(pid);
     if (socketsBefore === undefined || cpuBefore === undefined) throw new BenchRunError(`${consumer.name} exited before the burst: ${state.stderr.trim()}`);
     const packetRate = rate === 0 ? 0 : Math.max(1, Math.round(rate / scenario.samplesPerPacket));
     const burst = await scenario.flood(['--seconds', String(seconds), '--rate', String(packetRate)]);
@@ -143,7 +161,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
     let grewAt = performance.now();
     let cpu = cpuNs(pid);
     let busyAt = grewAt;
-    let counted = { offset, lines: 0 };
+    let counted = { offset, samples: 0 };
     let capped = false;
     let sockets = socketsBefore;
     for (;;) {
@@ -165,16 +183,18 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
       if (now - grewAt < QUIET_MS) continue;
       sockets = netlinkSockets(pid) ?? sockets;
       if (sockets.queuedBytes > 0) continue;
-      counted = { offset: size, lines: counted.lines + countLines(fd, counted.offset, size) };
+      const { samples, next } = countSamples(fd, counted.offset, size, consumer.samplesPerLine);
+      counted = { offset: next, samples: counted.samples + samples };
       const dropped = sockets.drops - socketsBefore.drops + state.reportedDrops.queue - queueDropsBefore;
-      if (counted.lines + dropped >= generated || now - busyAt >= IDLE_MS) break;
+      if (counted.samples + dropped >= generated || now - busyAt >= IDLE_MS) break;
     }
     // The figures are taken here: whatever the consumer does after SIGTERM is not the run's.
     const cpuAfter = cpuNs(pid);
+    const threadsAfter = threadCpuNs(pid);
     const rss = peakRssMb(pid);
     sockets = netlinkSockets(pid) ?? sockets;
     const end = fstatSync(fd, { bigint: true });
-    const received = counted.lines + countLines(fd, counted.offset, Number(end.size));
+    const received = counted.samples + countSamples(fd, counted.offset, Number(end.size), consumer.samplesPerLine).samples;
     const queueDrops = state.reportedDrops.queue - queueDropsBefore;
     const stopped = await stopConsumer(started);
     if (cpuAfter === undefined) throw new BenchRunError(`${consumer.name} exited during the run (${stopped.exit}): ${state.stderr.trim()}`);
@@ -195,6 +215,10 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
       loss: Math.max(0, generated - received) / generated,
       cpuSeconds,
       cpuPerSampleUs: received > 0 ? (cpuSeconds * 1e6) / received : undefined,
+      threadCpuPerSampleUs:
+        received > 0 && threadsBefore !== undefined && threadsAfter !== undefined
+          ? Object.fromEntries(Object.keys(threadsAfter).map((name) => [name, (threadsAfter[name] - threadsBefore[name]) / 1e3 / received]))
+          : undefined,
       peakRssMb: rss,
       drainSeconds: received > 0 ? Math.max(0, Number(drainNs) / 1e9) : undefined,
       drainCapped: capped,

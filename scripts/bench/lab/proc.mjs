@@ -44,6 +44,29 @@ export function cpuNs(pid) {
   return total > 0 ? total : statCpuNs(pid);
 }
 
+/**
+ * CPU time of PID's threads in ns by name, for telling where a consumer spends it: `main` (the
+ * thread group leader: Node's JavaScript thread), `psample-reader` (ovn-psample's reader thread),
+ * `other` (V8's and libuv's helpers). Only live threads: compare two readings of the same threads.
+ */
+export function threadCpuNs(pid) {
+  const byName = { main: 0, 'psample-reader': 0, other: 0 };
+  let tasks;
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  for (const tid of tasks) {
+    const schedstat = read(`/proc/${pid}/task/${tid}/schedstat`);
+    const comm = read(`/proc/${pid}/task/${tid}/comm`)?.trim();
+    if (schedstat === undefined || comm === undefined) continue;
+    const name = tid === String(pid) ? 'main' : comm === 'psample-reader' ? comm : 'other';
+    byName[name] += Number(schedstat.split(' ')[0]);
+  }
+  return byName;
+}
+
 /** Peak resident set (VmHWM) in MiB. */
 export function peakRssMb(pid) {
   const match = /^VmHWM:\s+(\d+) kB$/m.exec(read(`/proc/${pid}/status`) ?? '');

@@ -44,6 +44,19 @@ export function tableLines(runs) {
   return [row(COLUMNS.map(([title]) => title)), ...runs.map(describeRun)];
 }
 
+/** Where each ovn-psample consumer's CPU went, per sample: its JavaScript thread, its reader thread, the rest. */
+export function threadLines(runs) {
+  const split = runs.filter((r) => r.threadCpuPerSampleUs !== undefined && r.consumer !== REFERENCE_CONSUMER);
+  if (split.length === 0) return [];
+  return [
+    'CPU per sample by thread (us): main (JavaScript) / psample-reader / other (V8, libuv helpers)',
+    ...split.map((r) => {
+      const t = r.threadCpuPerSampleUs;
+      return `  ${r.scenario.padEnd(4)} ${rateLabel(r.rate).padEnd(8)} ${r.consumer.padEnd(9)} ${fixed(t.main, 1)} / ${fixed(t['psample-reader'], 1)} / ${fixed(t.other, 1)}`;
+    }),
+  ];
+}
+
 /**
  * RESULT: the headline consumer (listen --format json with the OVN decoder) on OVN ACL samples:
  * CPU per sample over the C reader's at 2,000/s and 10,000/s, both losses unpaced, and the

@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CONSUMERS, HEADLINE_CONSUMER, REFERENCE_CONSUMER, consumerNamed } from './consumers.mjs';
 import { measureIdle } from './idle.mjs';
 import { measureRun } from './measure.mjs';
-import { addRatios, describeRun, rateLabel, tableLines, verdict } from './report.mjs';
+import { addRatios, describeRun, rateLabel, tableLines, threadLines, verdict } from './report.mjs';
 import { ovnScenario, startOvnNode, tcScenario } from './scenarios.mjs';
 import { BenchSetupError, run } from './shell.mjs';
 
@@ -141,6 +141,7 @@ const report = [
   ...header,
   ...notes,
   ...tableLines(runs),
+  ...threadLines(runs),
   ...(idle.length ? [`idle CPU over ${idleSeconds} s: ${idle.map((p) => `${p.name} ${p.cpuPercent?.toFixed(2) ?? 'n/a'} %`).join(', ')} (of one vCPU)`] : []),
   ...verdictNotes,
   line,

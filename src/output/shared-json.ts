@@ -1,0 +1,14 @@
+// What the library hands out as immutable and shares between samples and packets (the decoder's
+// events, one per cookie; the pod directory's endpoints; the datapath infos) is written as JSON
+// once per object.
+const written = new WeakMap<object, string>();
+
+/** JSON.stringify(value), once per object: only for the immutable, shared objects above. */
+export function sharedJson(value: object): string {
+  let json = written.get(value);
+  if (json === undefined) {
+    json = JSON.stringify(value);
+    written.set(value, json);
+  }
+  return json;
+}

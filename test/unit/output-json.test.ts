@@ -1,0 +1,162 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { decodePacket, decodePsample, encodePsample, type PsampleMessage } from '../../src/index';
+import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
+import { splitObservationDomain, observationIdsFromCookie } from '../../src/ovn/cookie';
+import type { OvnSampleEvent } from '../../src/ovn/event';
+import { toHex } from '../../src/output/hex';
+import { packetJson } from '../../src/output/packet-json';
+import { sampleJson } from '../../src/output/sample-json';
+import { PsampleBatch } from '../../src/psample/batch';
+import { statValues } from '../../src/psample/stats';
+import type { PsampleTunnel } from '../../src/psample/types';
+import { everyAttributeSample, vectors } from '../support/fixtures';
+import { capturedFrames, craftedFrames } from './packet-frames';
+
+// The serializers write JSON lines field by field. What they must write is what JSON.stringify
+// wrote of the objects the CLI built before, byte for byte: that old code is kept here as the
+// reference.
+function referenceTunnel(t: PsampleTunnel): Record<string, unknown> {
+  return {
+    ...t,
+    id: t.id?.toString(),
+    geneveOptions: t.geneveOptions && toHex(t.geneveOptions),
+    erspanOptions: t.erspanOptions && toHex(t.erspanOptions),
+  };
+}
+
+function referenceSample(message: PsampleMessage): Record<string, unknown> {
+  const ids = message.userCookie && observationIdsFromCookie(message.userCookie);
+  return {
+    command: message.command,
+    group: message.group,
+    groupSeq: message.groupSeq,
+    iifindex: message.iifindex,
+    oifindex: message.oifindex,
+    origSize: message.origSize,
+    rate: message.rate,
+    probability: message.probability,
+    timestampNs: message.timestampNs.toString(),
+    latencyNs: message.latencyNs?.toString(),
+    outTc: message.outTc,
+    outTcOcc: message.outTcOcc?.toString(),
+    proto: message.proto,
+    data: toHex(message.data),
+    userCookie: message.userCookie && toHex(message.userCookie),
+    groupRefcount: message.groupRefcount,
+    tunnel: message.tunnel && referenceTunnel(message.tunnel),
+    nsid: message.nsid,
+    obsDomainId: ids?.obsDomainId,
+    obsPointId: ids?.obsPointId,
+    ovn: ids && splitObservationDomain(ids.obsDomainId),
+    packet: message.command === 'sample' ? decodePacket(message.data, message.proto) : undefined,
+  };
+}
+
+function reference(message: PsampleMessage, event?: OvnSampleEvent): string {
+  return JSON.stringify(event === undefined ? referenceSample(message) : { ...referenceSample(message), event });
+}
+
+/** The samples the socket delivers (lazy, read from a batch) for these messages. */
+function delivered(messages: readonly PsampleMessage[]): PsampleMessage[] {
+  const [buffer, count] = addon.decode(Buffer.concat(messages.map((m) => encodePsample(m))), 0, statValues());
+  return [...new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN)];
+}
+
+const event: OvnSampleEvent = Object.freeze({
+  status: 'decoded',
+  reason: undefined,
+  obsDomainId: 0x2b000003,
+  obsPointId: 1012,
+  appId: 43,
+  app: 'acl-est',
+  message: 'Allowed by network policy "web" in namespace shop — ünïcode, a tab\there and a \\ backslash',
+  action: 'allow-related',
+  owner: undefined,
+  acl: undefined,
+  otherAcls: undefined,
+  flow: undefined,
+  datapath: { key: 3, switch: 'node-1' },
+  previous: undefined,
+}) as OvnSampleEvent;
+
+const u16 = fc.integer({ min: 0, max: 0xffff });
+const u32 = fc.integer({ min: 0, max: 0xffffffff });
+const u64 = fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
+const arbitraryMessage: fc.Arbitrary<PsampleMessage> = fc.record(
+  {
+    command: fc.constantFrom('sample', 'new-group', 'del-group'),
+    group: u32,
+    groupSeq: u32,
+    iifindex: u16,
+    oifindex: u16,
+    origSize: u32,
+    rate: u32,
+    probability: fc.boolean(),
+    timestampNs: u64,
+    latencyNs: u64,
+    outTc: u16,
+    outTcOcc: u64,
+    proto: fc.constantFrom(0x0800, 0x86dd, 0x0806, 0x8100, 0x1234),
+    data: fc.oneof(fc.uint8Array({ maxLength: 120 }), fc.constantFrom(...craftedFrames.map((f) => f.bytes))),
+    userCookie: fc.uint8Array({ maxLength: 16 }),
+    groupRefcount: u32,
+    tunnel: fc.constant(everyAttributeSample.tunnel),
+  },
+  { requiredKeys: ['command', 'group', 'groupSeq', 'iifindex', 'origSize', 'rate', 'probability', 'timestampNs', 'proto', 'data'] },
+) as fc.Arbitrary<PsampleMessage>;
+
+describe('sampleJson', () => {
+  const messages = [
+    ...vectors().flatMap((v) => decodePsample(v.bytes)),
+    everyAttributeSample,
+    { ...everyAttributeSample, userCookie: Uint8Array.of(0x2b, 0, 0, 3, 0, 0, 3, 0xf4), tunnel: undefined },
+    { command: 'new-group', group: 10, groupSeq: 0, iifindex: 0, origSize: 0, rate: 0, probability: false, timestampNs: 0n, proto: 0, data: new Uint8Array(0), groupRefcount: 1 },
+  ] as PsampleMessage[];
+
+  it('writes what JSON.stringify wrote of the sample object, for captures, every attribute and group events, plain and delivered', () => {
+    for (const message of [...messages, ...delivered(messages)]) {
+      expect(sampleJson(message)).toBe(reference(message));
+      expect(sampleJson(message, event)).toBe(reference(message, event));
+      JSON.parse(sampleJson(message, event));
+    }
+  });
+
+  it('writes the same for any message, any cookie length and any packet bytes', () => {
+    fc.assert(
+      fc.property(fc.array(arbitraryMessage, { minLength: 1, maxLength: 4 }), (batch) => {
+        for (const message of delivered(batch)) {
+          expect(sampleJson(message)).toBe(reference(message));
+          expect(sampleJson(message, event)).toBe(reference(message, event));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('packetJson', () => {
+  const frames = [...craftedFrames, ...capturedFrames()];
+
+  it('writes JSON.stringify(packet) for every test frame cut at every length, as every proto', () => {
+    for (const frame of frames) {
+      for (const proto of [frame.proto, 0x0800, 0x86dd, 0x0806]) {
+        for (let length = 0; length <= frame.bytes.length; length++) {
+          const packet = decodePacket(frame.bytes.subarray(0, length), proto);
+          expect(packetJson(packet)).toBe(JSON.stringify(packet));
+        }
+      }
+    }
+  });
+
+  it('writes JSON.stringify(packet) for any bytes: malformed headers, unknown protocols', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 100 }), fc.constantFrom(0x0800, 0x86dd, 0x0806, 0x8100, 0x88a8, 0x1234), (bytes, proto) => {
+        const packet = decodePacket(bytes, proto);
+        expect(packetJson(packet)).toBe(JSON.stringify(packet));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
