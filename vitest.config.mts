@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     pool: 'forks',
     include: ['test/**/*.test.ts'],
-    exclude: ['test/lab/**', 'node_modules/**'],
+    exclude: ['test/lab/**', 'test/overload/**', 'node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

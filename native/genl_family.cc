@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 
 #include "nla.h"
 
@@ -88,7 +89,8 @@ int parse_get_family_reply(const uint8_t* buf, size_t len, FamilyInfo& info) {
   if (error_header.nlmsg_type == NLMSG_ERROR) {
     if (error_header.nlmsg_len < NLMSG_HDRLEN + sizeof(int) || error_header.nlmsg_len > len) return EBADMSG;
     const int error = load_host<int>(buf + NLMSG_HDRLEN);
-    return error < 0 ? -error : EBADMSG;
+    // INT_MIN has no positive counterpart (found by genl_family_fuzzer): no errno is that large.
+    return error < 0 && error != std::numeric_limits<int>::min() ? -error : EBADMSG;
   }
   nlmsghdr header;
   if (!read_controller_header(buf, len, header)) return EBADMSG;

@@ -82,6 +82,9 @@ class MessageDecoder {
       note_unknown();
       return true;
     }
+    // The kernel's group filter judges a message by its first SAMPLE_GROUP, nla_parse() would
+    // take the last: a message naming two groups has no group to trust.
+    if (type == kAttrSampleGroup && (message_.present & (1u << type)) != 0) return false;
     message_.present |= 1u << type;
     switch (static_cast<PsampleAttr>(type)) {
       case kAttrIifindex: return read_host(attr, message_.iifindex);
@@ -217,9 +220,9 @@ Verdict decode_generic(const uint8_t* datagram, const uint8_t* payload, size_t l
   if (!decoder.decode_psample_attributes(payload + kGenlHeaderLen, length - kGenlHeaderLen)) {
     return Verdict::kMalformed;
   }
-  if (message.kind == MessageKind::kSample && (message.present & (1u << kAttrSampleGroup)) == 0) {
-    return Verdict::kMalformed;
-  }
+  // psample_nl_send() and psample_group_nl_fill() always put the group: without one, neither a
+  // sample nor a group event can be judged by the group filter or matched to a collector set.
+  if ((message.present & (1u << kAttrSampleGroup)) == 0) return Verdict::kMalformed;
   return Verdict::kAppend;
 }
 

@@ -36,9 +36,14 @@ int query_family(int fd, const std::string& family, uint32_t seq, FamilyInfo& in
     return errno;
   std::vector<uint8_t> reply(16384);
   for (;;) {
-    ssize_t n = recv(fd, reply.data(), reply.size(), 0);
+    sockaddr_nl sender{};
+    socklen_t sender_len = sizeof sender;
+    ssize_t n = recvfrom(fd, reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&sender), &sender_len);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return errno;
+    // Any process with CAP_NET_ADMIN in the namespace may unicast to this port: only the
+    // kernel's answer is believed (kernel_tests/forged_reply_test.cc).
+    if (sender.nl_pid != 0) continue;
     return parse_get_family_reply(reply.data(), static_cast<size_t>(n), info);
   }
 }

@@ -7,11 +7,12 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
 #include <system_error>
+
+#include "group_filter.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -284,8 +285,8 @@ void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_p
       counting_[kControlMessages]++;
       continue;
     }
-    if (!socket_.kernel_filter && !options_.groups.empty() &&
-        std::find(options_.groups.begin(), options_.groups.end(), m.group) == options_.groups.end()) {
+    // Also behind the kernel filter: it leaves datagrams of several messages to userspace.
+    if (!group_wanted(options_.groups, m.group)) {
       counting_[kFilteredOut]++;
       continue;
     }

@@ -1,11 +1,17 @@
-// Writes the fuzzer's seed corpus: the real captures from test/fixtures/psample, and built
-// datagrams for the paths no capture reaches (tunnels, the 5.8-5.11 layout, control messages,
-// several messages per datagram). Usage: make_seed_corpus FIXTURE_DIR OUTPUT_DIR
+// Writes the fuzzers' seeds, one directory per target: the real captures (test/fixtures/psample:
+// psample messages; test/fixtures/genl: controller replies), and built inputs for the paths no
+// capture reaches (tunnels, the 5.8-5.11 layout, control messages, several messages per
+// datagram, controller notifications). Usage: make_seed_corpus FIXTURES_DIR OUTPUT_DIR
+#include <dirent.h>
+#include <linux/genetlink.h>
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "../psample_parser.h"
@@ -49,39 +55,134 @@ std::vector<uint8_t> group_and_control_messages() {
   return b.bytes();
 }
 
-bool write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  return static_cast<bool>(file);
+// psample's reply as ctrl_fill_info() lays it out (this machine's kernel has no psample to ask).
+std::vector<uint8_t> psample_family_reply() {
+  NetlinkBuilder b;
+  b.begin_message(GENL_ID_CTRL).genl(CTRL_CMD_NEWFAMILY, 2);
+  b.attr(CTRL_ATTR_FAMILY_NAME, "psample", 8).attr_host<uint16_t>(CTRL_ATTR_FAMILY_ID, 34);
+  b.attr_host<uint32_t>(CTRL_ATTR_VERSION, 1).attr_host<uint32_t>(CTRL_ATTR_HDRSIZE, 0);
+  b.attr_host<uint32_t>(CTRL_ATTR_MAXATTR, 16).begin_nest(CTRL_ATTR_MCAST_GROUPS);
+  b.begin_nest(1).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 14).attr(CTRL_ATTR_MCAST_GRP_NAME, "config", 7).end_nest();
+  b.begin_nest(2).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 15).attr(CTRL_ATTR_MCAST_GRP_NAME, "packets", 8).end_nest();
+  b.end_nest().end_message();
+  return b.bytes();
+}
+
+// The group filter fuzzer's input: how many groups - 1, the groups, the datagram.
+std::vector<uint8_t> filter_input(const std::vector<uint32_t>& groups, const std::vector<uint8_t>& datagram) {
+  std::vector<uint8_t> input{static_cast<uint8_t>(groups.size() - 1)};
+  for (const uint32_t group : groups) {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(&group);
+    input.insert(input.end(), bytes, bytes + sizeof group);
+  }
+  input.insert(input.end(), datagram.begin(), datagram.end());
+  return input;
+}
+
+class Writer {
+ public:
+  explicit Writer(std::string root) : root_(std::move(root)) {}
+
+  bool directory(const std::string& name) {
+    current_ = root_ + "/" + name;
+    for (const std::string& path : {root_, current_}) {
+      if (mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+        std::perror(path.c_str());
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool file(const std::string& name, const std::vector<uint8_t>& bytes) {
+    std::ofstream out(current_ + "/" + name, std::ios::binary | std::ios::trunc);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) std::fprintf(stderr, "cannot write %s/%s\n", current_.c_str(), name.c_str());
+    return static_cast<bool>(out);
+  }
+
+ private:
+  std::string root_;
+  std::string current_;
+};
+
+std::vector<std::string> hex_files(const std::string& directory) {
+  std::vector<std::string> names;
+  if (DIR* dir = opendir(directory.c_str())) {
+    while (const dirent* entry = readdir(dir)) {
+      const std::string name = entry->d_name;
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".hex") == 0) names.push_back(name.substr(0, name.size() - 4));
+    }
+    closedir(dir);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s FIXTURE_DIR OUTPUT_DIR\n", argv[0]);
+    std::fprintf(stderr, "usage: %s FIXTURES_DIR OUTPUT_DIR\n", argv[0]);
     return 2;
   }
-  ovnpsample::testing::fixture_directory() = argv[1];
-  const std::string output = argv[2];
-  if (mkdir(output.c_str(), 0755) != 0 && errno != EEXIST) {
-    std::perror(output.c_str());
-    return 1;
-  }
-  std::vector<uint8_t> all_captures;
+  const std::string fixtures = argv[1];
+  ovnpsample::testing::fixture_directory() = fixtures + "/psample";
+  Writer out(argv[2]);
+
+  std::vector<std::vector<uint8_t>> captures;
   for (const std::string& name : ovnpsample::testing::fixture_names()) {
     const auto fixture = ovnpsample::testing::load_fixture(name);
     if (!fixture) {
-      std::fprintf(stderr, "cannot read the capture %s in %s\n", name.c_str(), argv[1]);
+      std::fprintf(stderr, "cannot read the capture %s in %s/psample\n", name.c_str(), fixtures.c_str());
       return 1;
     }
-    all_captures.insert(all_captures.end(), fixture->bytes.begin(), fixture->bytes.end());
-    all_captures.resize((all_captures.size() + 3) & ~size_t{3});
-    if (!write_file(output + "/" + name + ".bin", fixture->bytes)) return 1;
+    captures.push_back(fixture->bytes);
   }
-  const bool written = write_file(output + "/all-captures.bin", all_captures) &&
-                       write_file(output + "/tunnel.bin", tunnel_sample(kAttrTunnel)) &&
-                       write_file(output + "/tunnel-5.8.bin", tunnel_sample(kAttrGroupRefcount)) &&
-                       write_file(output + "/group-and-control.bin", group_and_control_messages());
-  return written ? 0 : 1;
+  std::vector<uint8_t> all_captures;
+  for (const auto& capture : captures) {
+    all_captures.insert(all_captures.end(), capture.begin(), capture.end());
+    all_captures.resize((all_captures.size() + 3) & ~size_t{3});
+  }
+  const std::vector<uint8_t> built[] = {tunnel_sample(kAttrTunnel), tunnel_sample(kAttrGroupRefcount),
+                                        group_and_control_messages()};
+
+  bool ok = out.directory("psample_parser");
+  for (size_t i = 0; i < captures.size(); i++) ok = ok && out.file(ovnpsample::testing::fixture_names()[i] + ".bin", captures[i]);
+  ok = ok && out.file("all-captures.bin", all_captures) && out.file("tunnel.bin", built[0]) &&
+       out.file("tunnel-5.8.bin", built[1]) && out.file("group-and-control.bin", built[2]);
+
+  ok = ok && out.directory("group_filter");
+  for (size_t i = 0; i < captures.size(); i++) {
+    const auto parsed_group = [&] {
+      std::vector<Message> messages;
+      Stats counters{};
+      parse_datagram(captures[i].data(), captures[i].size(), 0, messages, counters);
+      return messages.empty() ? 0u : messages[0].group;
+    }();
+    const std::string name = ovnpsample::testing::fixture_names()[i];
+    ok = ok && out.file(name + "-wanted.bin", filter_input({parsed_group + 1, parsed_group}, captures[i])) &&
+         out.file(name + "-unwanted.bin", filter_input({parsed_group + 1}, captures[i]));
+  }
+  ok = ok && out.file("all-captures.bin", filter_input({7, 10}, all_captures)) &&
+       out.file("tunnel.bin", filter_input({1}, built[0])) && out.file("group-and-control.bin", filter_input({2}, built[2]));
+
+  ok = ok && out.directory("genl_family");
+  for (const std::string& name : hex_files(fixtures + "/genl")) {
+    const auto text = ovnpsample::testing::read_text(fixtures + "/genl/" + name + ".hex");
+    const auto bytes = text ? ovnpsample::testing::decode_hex(*text) : std::nullopt;
+    if (!bytes) {
+      std::fprintf(stderr, "cannot read the capture %s/genl/%s.hex\n", fixtures.c_str(), name.c_str());
+      return 1;
+    }
+    ok = ok && out.file(name + ".bin", *bytes);
+    // The NEWFAMILY / DELFAMILY notifications carry the same attributes as the reply.
+    if (bytes->size() > 16 && (*bytes)[16] == CTRL_CMD_NEWFAMILY) {
+      std::vector<uint8_t> removed = *bytes;
+      removed[16] = CTRL_CMD_DELFAMILY;
+      ok = ok && out.file(name + "-delfamily.bin", removed);
+    }
+  }
+  ok = ok && out.file("psample.bin", psample_family_reply());
+  return ok ? 0 : 1;
 }

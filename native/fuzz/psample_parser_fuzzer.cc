@@ -23,7 +23,8 @@ void parse_and_check(const uint8_t* data, size_t size, uint16_t family_id) {
         !inside(m.tunnel.erspan_opts, size)) {
       __builtin_trap();
     }
-    if (m.kind == ovnpsample::MessageKind::kSample && !(m.present & (1u << ovnpsample::kAttrSampleGroup))) {
+    const bool event = m.kind == ovnpsample::MessageKind::kSample || m.kind == ovnpsample::MessageKind::kGroup;
+    if (event && !(m.present & (1u << ovnpsample::kAttrSampleGroup))) {
       __builtin_trap();
     }
   }

@@ -51,6 +51,13 @@ inline std::optional<std::vector<uint8_t>> decode_hex(const std::string& text) {
   return bytes;
 }
 
+inline std::string encode_hex(const uint8_t* bytes, size_t length) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text;
+  for (size_t i = 0; i < length; i++) text += {digits[bytes[i] >> 4], digits[bytes[i] & 15]};
+  return text;
+}
+
 struct Fixture {
   std::string name;
   std::vector<uint8_t> bytes;

@@ -3,9 +3,13 @@
 
 #include <cerrno>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "check.h"
+#include "fixtures.h"
 #include "genl_family.h"
 #include "netlink_builder.h"
 
@@ -28,6 +32,35 @@ NetlinkBuilder family_reply(bool garble_group = false, uint8_t cmd = CTRL_CMD_NE
   b.end_nest();
   b.end_message();
   return b;
+}
+
+TEST_CASE("genl: real controller replies of a 6.18 kernel give their family ids and groups") {
+  const struct {
+    const char* name;
+    uint16_t id;
+    std::vector<std::pair<std::string, uint32_t>> groups;
+  } expected[] = {
+      {"nlctrl", 16, {{"notify", 16}}},
+      {"thermal", 19, {{"sampling", 2}, {"event", 3}}},
+      {"netdev", 20, {{"mgmt", 4}, {"page-pool", 5}}},
+      {"ethtool", 21, {{"monitor", 6}}},
+      {"acpi_event", 26, {{"acpi_mc_group", 7}}},
+      {"mptcp_pm", 28, {{"mptcp_pm_cmds", 8}, {"mptcp_pm_events", 9}}},
+  };
+  for (const auto& e : expected) {
+    const auto text = read_text(fixture_directory() + "/../genl/" + e.name + ".hex");
+    const auto bytes = text ? decode_hex(*text) : std::nullopt;
+    if (!CHECK(bytes.has_value())) continue;
+    FamilyInfo info;
+    CHECK_EQ(parse_get_family_reply(bytes->data(), bytes->size(), info), 0);
+    CHECK_EQ(info.id, e.id);
+    CHECK(info.name == e.name);
+    CHECK(info.multicast_groups == e.groups);
+  }
+  const auto text = read_text(fixture_directory() + "/../genl/psample-enoent.hex");
+  const auto enoent = text ? decode_hex(*text) : std::nullopt;
+  FamilyInfo info;
+  if (CHECK(enoent.has_value())) CHECK_EQ(parse_get_family_reply(enoent->data(), enoent->size(), info), ENOENT);
 }
 
 TEST_CASE("genl: the psample family id and both multicast groups are read") {
@@ -54,6 +87,15 @@ TEST_CASE("genl: the kernel's ENOENT for an unknown family is returned as such")
   b.end_message();
   FamilyInfo info;
   CHECK_EQ(parse_get_family_reply(b.bytes().data(), b.size(), info), ENOENT);
+}
+
+TEST_CASE("genl: an NLMSG_ERROR that is no negative errno is malformed (INT_MIN: found by the fuzzer)") {
+  for (const int32_t error : {std::numeric_limits<int32_t>::min(), 0, 5}) {
+    NetlinkBuilder b;
+    b.begin_message(NLMSG_ERROR).raw_host<int32_t>(error).end_message();
+    FamilyInfo info;
+    CHECK_EQ(parse_get_family_reply(b.bytes().data(), b.size(), info), EBADMSG);
+  }
 }
 
 TEST_CASE("genl: every truncation of a reply is malformed, never read past") {

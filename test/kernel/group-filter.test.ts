@@ -37,3 +37,22 @@ it('lets messages without a SAMPLE_GROUP through for userspace to judge', async 
   await waitFor(() => socket!.stats().datagrams === 1);
   expect(socket.stats()).toMatchObject({ datagrams: 1, malformed: 1, received: 0 });
 });
+
+it('judges each message of a datagram the kernel filter left to userspace (several messages in one)', async () => {
+  socket = openPsample({ groups: [7], netns: ns.name, source: { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } });
+  const received = collectSamples(socket);
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
+  const wantedFirst = [7, 8, 7].map((group, seq) => encodePsample({ group, groupSeq: seq }, { familyId: FAMILY }));
+  const unwantedFirst = [8, 7].map((group, seq) => encodePsample({ group, groupSeq: 10 + seq }, { familyId: FAMILY }));
+  injector.send(Buffer.concat(wantedFirst));
+  injector.send(Buffer.concat(unwantedFirst));
+  injector.close();
+  await waitFor(() => socket!.stats().datagrams === 2);
+  await settle();
+  expect(received.map((s) => [s.group, s.groupSeq])).toEqual([
+    [7, 0],
+    [7, 2],
+    [7, 11],
+  ]);
+  expect(socket.stats()).toMatchObject({ datagrams: 2, received: 3, filteredOut: 2 });
+});

@@ -15,11 +15,25 @@ export interface TestFrame {
   packetBytes: number;
 }
 
+/** A view that fails the test on any index read at or past its length. */
+export function guardedView(bytes: Uint8Array, reads: number[]): Uint8Array {
+  return new Proxy(bytes, {
+    get(target, property) {
+      if (typeof property === 'string') {
+        const index = Number(property);
+        if (Number.isInteger(index) && index >= target.length) reads.push(index);
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 const ETH_IPV4 = 0x0800;
 const ETH_ARP = 0x0806;
 const ETH_IPV6 = 0x86dd;
 
-function concat(...parts: Uint8Array[]): Uint8Array {
+export function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let offset = 0;
   for (const part of parts) {
@@ -29,7 +43,7 @@ function concat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-function u16(value: number): Uint8Array {
+export function u16(value: number): Uint8Array {
   return Uint8Array.of(value >>> 8, value & 0xff);
 }
 
@@ -61,15 +75,20 @@ function internetChecksum(bytes: Uint8Array): number {
   return ~sum & 0xffff;
 }
 
-interface VlanSpec {
+export interface VlanSpec {
   tpid: number;
   pcp: number;
   dei: boolean;
   vid: number;
 }
 
-function ethernet(etherType: number, payload: Uint8Array, vlans: VlanSpec[] = []): Uint8Array {
-  const header: Uint8Array[] = [mac('0a:58:0a:f4:00:0c'), mac('0a:58:0a:f4:00:05')];
+export function ethernet(
+  etherType: number,
+  payload: Uint8Array,
+  vlans: VlanSpec[] = [],
+  macs: { dst: Uint8Array; src: Uint8Array } = { dst: mac('0a:58:0a:f4:00:0c'), src: mac('0a:58:0a:f4:00:05') },
+): Uint8Array {
+  const header: Uint8Array[] = [macs.dst, macs.src];
   for (const tag of vlans) header.push(u16(tag.tpid), u16((tag.pcp << 13) | (tag.dei ? 0x1000 : 0) | tag.vid));
   header.push(u16(etherType));
   return concat(...header, payload);
@@ -88,7 +107,7 @@ interface Ipv4Spec {
   options?: Uint8Array;
 }
 
-function ipv4(spec: Ipv4Spec, payload: Uint8Array): Uint8Array {
+export function ipv4(spec: Ipv4Spec, payload: Uint8Array): Uint8Array {
   const options = spec.options ?? new Uint8Array();
   const headerLength = 20 + options.length;
   const flags = (spec.dontFragment ? 0x4000 : 0) | (spec.moreFragments ? 0x2000 : 0);
@@ -116,7 +135,7 @@ interface Ipv6Spec {
   flowLabel?: number;
 }
 
-function ipv6(spec: Ipv6Spec, payload: Uint8Array): Uint8Array {
+export function ipv6(spec: Ipv6Spec, payload: Uint8Array): Uint8Array {
   const first = (6 << 28) | ((spec.trafficClass ?? 0) << 20) | (spec.flowLabel ?? 0);
   return concat(
     u32(first >>> 0),
@@ -162,7 +181,7 @@ interface TcpSpec {
   options?: Uint8Array;
 }
 
-function tcp(spec: TcpSpec, payload: Uint8Array = new Uint8Array()): Uint8Array {
+export function tcp(spec: TcpSpec, payload: Uint8Array = new Uint8Array()): Uint8Array {
   const options = spec.options ?? new Uint8Array();
   const headerLength = 20 + options.length;
   return concat(
@@ -179,15 +198,15 @@ function tcp(spec: TcpSpec, payload: Uint8Array = new Uint8Array()): Uint8Array 
   );
 }
 
-function udp(srcPort: number, dstPort: number, payload: Uint8Array): Uint8Array {
+export function udp(srcPort: number, dstPort: number, payload: Uint8Array): Uint8Array {
   return concat(u16(srcPort), u16(dstPort), u16(8 + payload.length), u16(0), payload);
 }
 
-function sctp(srcPort: number, dstPort: number, verificationTag: number, chunk: Uint8Array): Uint8Array {
+export function sctp(srcPort: number, dstPort: number, verificationTag: number, chunk: Uint8Array): Uint8Array {
   return concat(u16(srcPort), u16(dstPort), u32(verificationTag), u32(0), chunk);
 }
 
-function icmp(type: number, code: number, rest: Uint8Array, payload: Uint8Array = new Uint8Array()): Uint8Array {
+export function icmp(type: number, code: number, rest: Uint8Array, payload: Uint8Array = new Uint8Array()): Uint8Array {
   const message = concat(Uint8Array.of(type, code), u16(0), rest, payload);
   message.set(u16(internetChecksum(message)), 2);
   return message;

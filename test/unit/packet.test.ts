@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { formatIpv6 } from '../../src/packet/address.js';
 import { decodePacket, describePacket } from '../../src/packet/index.js';
 import type { DecodedPacket } from '../../src/packet/index.js';
-import { capturedFrames, craftedFrames, type TestFrame } from './packet-frames.js';
+import { capturedFrames, craftedFrames, guardedView, type TestFrame } from './packet-frames.js';
 
 const allFrames: readonly TestFrame[] = [...capturedFrames(), ...craftedFrames];
 
@@ -17,19 +17,6 @@ function decodeFrame(name: string): DecodedPacket {
   return decodePacket(frame.bytes, frame.proto);
 }
 
-/** A view that fails the test on any index read at or past its length. */
-function guardedView(bytes: Uint8Array, reads: number[]): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, property) {
-      if (typeof property === 'string') {
-        const index = Number(property);
-        if (Number.isInteger(index) && index >= target.length) reads.push(index);
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-}
 
 describe('real psample captures', () => {
   test('the four captures are present', () => {
