@@ -184,6 +184,16 @@ int follow_psample_family(const SocketOptions& options, const FamilyInfo& family
   return 0;
 }
 
+int lookup_psample_family(FamilyInfo& family) {
+  const int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+  if (fd < 0) return errno;
+  sockaddr_nl local{};
+  local.nl_family = AF_NETLINK;
+  const int err = bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0 ? errno : query_family(fd, "psample", 1, family);
+  close(fd);
+  return err;
+}
+
 bool in_packets_group(const OpenedSocket& socket) {
   if (socket.packets_group == 0) return false;
   // NETLINK_LIST_MEMBERSHIPS: bit (group - 1) of an array of u32, as long as the buffer allows.

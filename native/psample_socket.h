@@ -42,6 +42,10 @@ SetupError open_psample_socket(const SocketOptions& options, OpenedSocket& out);
 // changed. Updates `socket`; returns 0 or the errno of the failed step.
 int follow_psample_family(const SocketOptions& options, const FamilyInfo& family, OpenedSocket& socket);
 
+// Asks the kernel, on a socket of its own, what the psample family is now (in the calling
+// thread's network namespace). Returns 0, ENOENT when it is not registered, or another errno.
+int lookup_psample_family(FamilyInfo& family);
+
 // Whether the socket is still in its packets group (the kernel drops it with the family).
 bool in_packets_group(const OpenedSocket& socket);
 

@@ -229,6 +229,7 @@ bool Reader::receive_some(ReceiveSlots& slots) {
     if (errno == EINTR) return true;
     if (errno == ENOBUFS) {
       counting_[kEnobufs]++;
+      verify_membership();
       return true;
     }
     if (errno != EAGAIN && errno != EWOULDBLOCK) fail(errno);
@@ -311,14 +312,20 @@ void Reader::handle_controller(const uint8_t* message, size_t len) {
   FamilyInfo family;
   const FamilyEvent event = parse_family_event(message, len, family);
   if (event == FamilyEvent::kOther || family.name != "psample") return;
-  if (event == FamilyEvent::kUnregistered) {
-    if (!gap_open_) {
-      gap_open_ = true;
-      gap_start_ = std::chrono::steady_clock::now();
-      counting_[kFamilyGaps]++;
-    }
-    return;
-  }
+  if (event == FamilyEvent::kUnregistered)
+    open_gap();
+  else
+    follow_family(family);
+}
+
+void Reader::open_gap() {
+  if (gap_open_) return;
+  gap_open_ = true;
+  gap_start_ = std::chrono::steady_clock::now();
+  counting_[kFamilyGaps]++;
+}
+
+void Reader::follow_family(const FamilyInfo& family) {
   // A registration whose unregistration was missed (dropped with a full receive buffer) still
   // cost the membership; one that changes nothing (a duplicate) did not.
   const bool lost = gap_open_ || family.id != socket_.family_id || !in_packets_group(socket_);
@@ -338,6 +345,22 @@ void Reader::handle_controller(const uint8_t* message, size_t len) {
   }
   gap_open_ = false;
   counting_[kRejoins]++;
+}
+
+// A full receive buffer can swallow psample's unregistration and its registration both: the
+// membership is then gone and no notification will ever say so. After the kernel dropped
+// messages, the membership itself is checked, and the family asked for when it is gone.
+void Reader::verify_membership() {
+  if (options_.protocol != SourceProtocol::kKernelPsample || closing_) return;
+  if (!gap_open_ && in_packets_group(socket_)) return;
+  FamilyInfo family;
+  const int err = lookup_psample_family(family);
+  if (err == ENOENT)
+    open_gap();  // its registration, when it comes, is a notification again
+  else if (err == 0)
+    follow_family(family);
+  else
+    fail(err);
 }
 
 // Queues the batch being built, if any, and publishes every count but the kernel's drops.
@@ -366,13 +389,18 @@ void Reader::check_socket_drops(bool now_anyway) {
   next_drop_check_ = now + kDropCheckInterval;
   drops_unchecked_ = false;
   const int64_t drops = socket_drops(socket_.fd);
-  std::lock_guard<std::mutex> lock(mutex_);
+  uint32_t dropped = 0;
   if (drops >= 0) {
     // SK_MEMINFO_DROPS is a wrapping 32-bit counter.
-    counting_[kKernelDrops] += static_cast<uint32_t>(static_cast<uint32_t>(drops) - last_socket_drops_);
-    last_socket_drops_ = static_cast<uint32_t>(drops);
+    dropped = static_cast<uint32_t>(drops) - last_socket_drops_;
+    counting_[kKernelDrops] += dropped;
   }
-  published_ = counting_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (drops >= 0) last_socket_drops_ = static_cast<uint32_t>(drops);
+    published_ = counting_;
+  }
+  if (dropped != 0) verify_membership();
 }
 
 // Tells JavaScript when a count it reports as an event changed.

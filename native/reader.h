@@ -62,6 +62,9 @@ class Reader {
   void drain_for_close(ReceiveSlots& slots);
   void handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid, int32_t nsid);
   void handle_controller(const uint8_t* message, size_t len);
+  void open_gap();
+  void follow_family(const FamilyInfo& family);
+  void verify_membership();
   void flush();
   void check_socket_drops(bool now_anyway);
   void announce();

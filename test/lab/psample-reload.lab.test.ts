@@ -1,3 +1,6 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import type { PsampleGapEvent } from '../../src/index';
@@ -12,6 +15,7 @@ import { openPsampleForEachTest } from './support/sockets';
 // Open vSwitch upgrade): the kernel drops the socket's membership with the family, and the family
 // comes back with a new id. The socket must follow it, and say there was a gap.
 const GROUP = 71;
+const LIBRARY = path.join(__dirname, '..', '..', 'dist', 'index.js');
 
 let sampled: NetnsEnd;
 let peer: NetnsEnd;
@@ -86,4 +90,89 @@ describe('psample unloaded and loaded again under a live socket (real kernel)', 
     expect(socket.stats()).toMatchObject({ familyGaps: 1, rejoins: 1, kernelDrops: 0, malformed: 0, foreign: 0 });
     console.log(`psample family id ${familyBefore} -> ${socket.familyId}, gap ${gaps[1]!.durationMs?.toFixed(1)} ms`);
   });
+  // The case no notification reports: the socket's buffer is full (its process stopped) while the
+  // family goes and comes back, so the kernel drops both notifications with the samples.
+  it('rejoins when a full receive buffer swallowed both notifications, and reports the gap', async () => {
+    const listener = startStoppableListener();
+    try {
+      await listener.until((line) => line.kind === 'open', 'the socket to open');
+      addSampleFilter();
+      await traffic(peer.netns, 'ping', ['-c', '3', '-i', '0.2', sampled.ip]);
+      await listener.until((line) => line.kind === 'sample', 'a sample before the reload');
+
+      listener.child.kill('SIGSTOP');
+      await traffic(peer.netns, 'ping', ['-c', '300', '-i', '0.002', '-q', sampled.ip]);
+      removeSampleFilter();
+      ovsWasRunning = stopOvs() || ovsWasRunning;
+      await unloadModule('psample');
+      loadModules('psample', 'act_sample');
+      listener.child.kill('SIGCONT');
+
+      const end = await listener.until((line) => line.kind === 'gap' && line.phase === 'end', 'the gap to end');
+      addSampleFilter();
+      const samplesBefore = listener.lines.length;
+      await traffic(peer.netns, 'ping', ['-c', '3', '-i', '0.2', sampled.ip]);
+      await listener.until(
+        (line, index) => index >= samplesBefore && line.kind === 'sample' && line.groupSeq === 2,
+        'three samples after the reload',
+      );
+      removeSampleFilter();
+      listener.child.stdin!.end();
+      const stats = await listener.until((line) => line.kind === 'stats', 'the final stats');
+      console.log(`missed notifications: gap end ${JSON.stringify(end)}, stats ${JSON.stringify(stats)}`);
+      expect(end).toMatchObject({ total: 1 });
+      expect(stats).toMatchObject({ familyGaps: 1, rejoins: 1 });
+      expect(stats.kernelDrops).toBeGreaterThan(0);
+    } finally {
+      listener.child.kill('SIGKILL');
+    }
+  });
 });
+
+type ListenerLine = Record<string, unknown> & { kind: string };
+
+/**
+ * A socket in a process of its own, with the smallest receive buffer, so the test can stop it
+ * (SIGSTOP) and let its buffer fill. Prints one JSON line once open, per sample and per gap, and
+ * its stats once its stdin ends.
+ */
+function startStoppableListener(): {
+  child: ChildProcess;
+  lines: ListenerLine[];
+  until(match: (line: ListenerLine, index: number) => boolean, what: string): Promise<ListenerLine>;
+} {
+  const script = `
+    const { openPsample } = require(${JSON.stringify(LIBRARY)});
+    const socket = openPsample({ netns: ${JSON.stringify(sampled.netns)}, groups: [${GROUP}], receiveBufferBytes: 4096 });
+    const print = (line) => process.stdout.write(JSON.stringify(line) + '\\n');
+    socket.on('sample', (s) => print({ kind: 'sample', groupSeq: s.groupSeq }));
+    socket.on('gap', (gap) => print({ kind: 'gap', ...gap }));
+    print({ kind: 'open' });
+    process.stdin.resume();
+    process.stdin.on('end', () => { print({ kind: 'stats', ...socket.stats() }); socket.close(); });
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: ListenerLine[] = [];
+  const waiters = new Set<() => void>();
+  createInterface({ input: child.stdout! }).on('line', (text) => {
+    lines.push(JSON.parse(text) as ListenerLine);
+    for (const waiter of waiters) waiter();
+  });
+  const until = (match: (line: ListenerLine, index: number) => boolean, what: string): Promise<ListenerLine> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const found = lines.find(match);
+        if (found === undefined) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out waiting for ${what}; the listener printed ${JSON.stringify(lines.slice(-5))}`));
+      }, 30_000);
+      waiters.add(check);
+      check();
+    });
+  return { child, lines, until };
+}
