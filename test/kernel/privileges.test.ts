@@ -1,5 +1,8 @@
-import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { InvalidOptionError, openPsample } from '../../src/index';
 import { dist } from '../support/child';
@@ -76,9 +79,9 @@ async function startThreads() {
 }
 `;
 
-function runChild(prefix: readonly string[], body: string): Promise<ChildOutput> {
+function runChild(prefix: readonly string[], body: string, node = process.execPath): Promise<ChildOutput> {
   return new Promise((resolve, reject) => {
-    const [command, ...args] = [...prefix, process.execPath, '-e', CHILD_PRELUDE + body];
+    const [command, ...args] = [...prefix, node, '-e', CHILD_PRELUDE + body];
     const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -248,6 +251,34 @@ describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)',
       if (blocksEverySignal(t)) continue;
       expect({ tid: t.tid, inh: t.inh, prm: t.prm, eff: t.eff, amb: t.amb, nnp: t.nnp }).toEqual({ tid: t.tid, inh: 0n, prm: 0n, eff: 0n, amb: 0n, nnp: 1 });
     }
+  });
+
+  // Kubernetes gives a non-root container process an added capability only through the
+  // executable's file capabilities: it sets no ambient set. runAsUser 65534 with
+  // capabilities { drop: [ALL], add: [NET_ADMIN] } is this: a bounding set of NET_ADMIN alone.
+  describe('a file capability on the node binary (Kubernetes runAsNonRoot with capabilities.add: [NET_ADMIN])', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ovnps-filecap-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const withFileCap = path.join(dir, 'node');
+    const bounded = (): string[] => ['ip', 'netns', 'exec', ns.name, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--ambient-caps=-all', '--bounding-set=-all,+net_admin'];
+
+    it('grants CAP_NET_ADMIN to the process at exec, and dropPrivileges then gives it up', async () => {
+      chmodSync(dir, 0o755);
+      copyFileSync(process.execPath, withFileCap);
+      execFileSync('setcap', ['cap_net_admin+ep', withFileCap]);
+      const out = await runChild(bounded(), openAndReceive('true'), withFileCap);
+      expect(out.error).toBeUndefined();
+      expect(out.received).toBe(3);
+      const NET_ADMIN = 1n << 12n;
+      expect(out.before![0]).toMatchObject({ uid: [65534, 65534, 65534, 65534], inh: 0n, prm: NET_ADMIN, eff: NET_ADMIN, amb: 0n });
+      for (const t of out.after!) if (!blocksEverySignal(t)) expect({ tid: t.tid, prm: t.prm, eff: t.eff }).toEqual({ tid: t.tid, prm: 0n, eff: 0n });
+    });
+
+    it('without the file capability the same process has nothing, and fails with PSAMPLE_PERMISSION', async () => {
+      const out = await runChild(bounded(), openAndReceive('true'));
+      expect(out.before![0]).toMatchObject({ prm: 0n, eff: 0n, bnd: 1n << 12n });
+      expect(out.error).toMatchObject({ code: 'PSAMPLE_PERMISSION', capability: 'CAP_NET_ADMIN' });
+    });
   });
 
   it('a user switch without CAP_SETUID fails with PRIVILEGE_DROP before anything changed, and the socket is closed', async () => {
