@@ -19,7 +19,7 @@ afterAll(() => node?.stop());
 function threadsOf(pid: number): Array<{ uid: string; capEff: string; noNewPrivs: string }> {
   return readdirSync(`/proc/${pid}/task`).map((tid) => {
     const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
-    const field = (key: string): string => status.match(new RegExp(`^${key}:\\s*(.*)$`, 'm'))![1]!.trim();
+    const field = (key: string): string => status.match(new RegExp(`^${key}:[ \\t]*(.*)$`, 'm'))![1]!.trim();
     return { uid: field('Uid'), capEff: field('CapEff'), noNewPrivs: field('NoNewPrivs') };
   });
 }

@@ -61,7 +61,7 @@ function threads() {
   return fs.readdirSync('/proc/self/task').flatMap((tid) => {
     let s;
     try { s = fs.readFileSync('/proc/self/task/' + tid + '/status', 'utf8'); } catch { return []; }
-    const f = (k) => s.match(new RegExp('^' + k + ':\\\\s*(.*)$', 'm'))[1].trim();
+    const f = (k) => s.match(new RegExp('^' + k + ':[ \\\\t]*(.*)$', 'm'))[1].trim();
     return [{ tid: Number(tid), name: f('Name'), uid: f('Uid').split(/\\s+/).map(Number), gid: f('Gid').split(/\\s+/).map(Number),
       groups: f('Groups'), inh: hex(f('CapInh')), prm: hex(f('CapPrm')), eff: hex(f('CapEff')), bnd: hex(f('CapBnd')),
       amb: hex(f('CapAmb')), nnp: Number(f('NoNewPrivs')), sigBlk: hex(f('SigBlk')) }];

@@ -62,7 +62,7 @@ function threadStatus(pid: number): Array<Record<string, string>> {
     const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
     const fields: Record<string, string> = { tid };
     for (const key of ['Name', 'Uid', 'Gid', 'Groups', 'CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs']) {
-      fields[key] = (status.match(new RegExp(`^${key}:\\s*(.*)$`, 'm'))?.[1] ?? '').trim().replace(/\s+/g, ' ');
+      fields[key] = (status.match(new RegExp(`^${key}:[ \\t]*(.*)$`, 'm'))?.[1] ?? '').trim().replace(/\s+/g, ' ');
     }
     return fields;
   });
