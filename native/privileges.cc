@@ -333,8 +333,10 @@ SetupError drop_privileges(const PrivilegeRequest& request, PrivilegeReport& rep
   plan.keep_permitted = switching;
   plan.last_cap = last_capability();
   plan.drop_bounding = (own.effective & bit(CAP_SETPCAP)) != 0;
-  report.bounding_cleared = plan.drop_bounding;
-  if (!plan.drop_bounding)
+  bool bounding_empty = true;
+  for (int cap = 0; cap <= plan.last_cap; cap++) bounding_empty = bounding_empty && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1;
+  report.bounding_cleared = plan.drop_bounding || bounding_empty;
+  if (!report.bounding_cleared)
     report.bounding_kept_because =
         "removing a capability from the bounding set needs CAP_SETPCAP, which this process was not given; "
         "no_new_privs is set instead, so no program it runs can gain what the bounding set still allows";

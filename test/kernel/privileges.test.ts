@@ -180,6 +180,34 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
     expect(out.error!.message).toMatch(/registered again .* rejoining its packets group needs CAP_NET_ADMIN, which this process gave up \(dropPrivileges\)/);
   });
 
+  it('from a worker thread, while other workers start: every thread of the process, and dropping again changes nothing', async () => {
+    const out = await runChild([], `
+      (async () => {
+        const opener = new Worker(\`
+          const lib = require(${JSON.stringify(dist)});
+          const { parentPort } = require('node:worker_threads');
+          const socket = lib.openPsample({ netns: ${JSON.stringify(ns.name)}, source: ${JSON.stringify({ protocol: 'usersock', familyId: FAMILY, groupId: GROUP })}, dropPrivileges: { user: 'nobody' } });
+          parentPort.postMessage({ threads: socket.privileges.threads, again: lib.dropPrivileges({ user: 'nobody' }) });
+          socket.close();
+        \`, { eval: true });
+        // Threads that start while the drop runs: the rescan reaches those it missed.
+        const starting = Array.from({ length: 4 }, () => new Worker('setTimeout(() => {}, 5000)', { eval: true }));
+        const online = starting.map((w) => new Promise((r) => w.once('online', r)));
+        const result = await new Promise((resolve, reject) => { opener.once('message', resolve); opener.once('error', reject); });
+        await Promise.all(online);
+        print({ report: result.again, status: String(result.threads), atEnd: threads() });
+        for (const w of starting) w.terminate();
+      })().catch((e) => print({ error: { name: e.name, code: e.code, message: e.message } }));
+    `);
+    expect(out.error).toBeUndefined();
+    expect(out.report).toMatchObject({ switchedUser: true, uid: 65534, boundingCleared: true });
+    expect(out.report!.boundingKeptBecause).toBeUndefined();
+    for (const t of out.atEnd!) {
+      expect({ tid: t.tid, uid: t.uid, prm: t.prm, eff: t.eff, inh: t.inh, amb: t.amb }).toEqual({ tid: t.tid, uid: [65534, 65534, 65534, 65534], prm: 0n, eff: 0n, inh: 0n, amb: 0n });
+      if (!blocksEverySignal(t)) expect({ tid: t.tid, bnd: t.bnd, nnp: t.nnp }).toEqual({ tid: t.tid, bnd: 0n, nnp: 1 });
+    }
+  });
+
   it('checks the option before opening anything: an unknown user is INVALID_OPTION, a group needs a user', () => {
     const source = { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } as const;
     expect(() => openPsample({ netns: ns.name, source, dropPrivileges: { group: 'nogroup' } })).toThrow(/dropPrivileges.group needs dropPrivileges.user/);
