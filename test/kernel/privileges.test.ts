@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { InvalidOptionError, openPsample } from '../../src/index';
+import { InvalidOptionError, openPsample, type PrivilegeDropReport } from '../../src/index';
 import { dist } from '../support/child';
 import { CTRL_CMD_DELFAMILY, CTRL_CMD_NEWFAMILY, controllerMessage } from '../support/controller';
 import { fileNetns } from '../support/netns';
@@ -32,16 +32,7 @@ interface ThreadStatus {
 }
 
 interface ChildOutput {
-  report?: {
-    switchedUser: boolean;
-    uid: number;
-    gid: number;
-    groups: number[];
-    boundingCleared: boolean;
-    boundingKeptBecause?: string;
-    threads: number;
-    unreachedThreads: Array<{ tid: number; permitted: string; bounding: string }>;
-  };
+  report?: PrivilegeDropReport;
   before?: ThreadStatus[];
   after?: ThreadStatus[];
   atEnd?: ThreadStatus[];
@@ -144,7 +135,7 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
     const watchdogs = out.after!.filter(blocksEverySignal).map((t) => t.tid);
     expect(watchdogs.length).toBeLessThanOrEqual(1);
     expect(out.report!.unreachedThreads.map((t) => t.tid)).toEqual(watchdogs);
-    expect(out.report!.unreachedThreads.every((t) => BigInt(t.permitted) === 0n)).toBe(true);
+    expect(out.report!.unreachedThreads.every((t) => t.permitted === 0n)).toBe(true);
   });
 
   it('true: every thread that takes signals gives up every capability, the uid stays, and samples keep flowing', async () => {
