@@ -3,29 +3,23 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <pwd.h>
-#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
 #include <set>
-#include <thread>
+
+#include "every_thread.h"
 
 namespace ovnpsample {
 
 namespace {
-
-constexpr int kMaxThreads = 4096;
-// A thread that takes longer than this to run a signal handler is not going to.
-constexpr auto kThreadDeadline = std::chrono::seconds(5);
 
 struct CapSets {
   uint64_t effective = 0;
@@ -67,7 +61,8 @@ struct ThreadPlan {
 };
 
 // System calls only: this runs in signal handlers. Returns 0 or an errno.
-int apply_plan(const ThreadPlan& plan) {
+int apply_plan(const void* context) {
+  const ThreadPlan& plan = *static_cast<const ThreadPlan*>(context);
   // EINVAL: a kernel before 4.3, without ambient capabilities.
   if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) return errno;
   if (plan.drop_bounding)
@@ -84,103 +79,6 @@ int apply_plan(const ThreadPlan& plan) {
   // No setuid or file-capability program run later can hand any of it back.
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
   return 0;
-}
-
-// Shared with the signal handler. Static: a handler left installed after a thread did not
-// answer must never see freed memory.
-struct Broadcast {
-  ThreadPlan plan;
-  std::atomic<int> next{0};
-  pid_t tid[kMaxThreads] = {};
-  int result[kMaxThreads] = {};
-  std::atomic<bool> done[kMaxThreads] = {};
-};
-Broadcast g_broadcast;
-std::mutex g_mutex;        // one drop at a time
-bool g_stranded = false;   // a signal went unanswered: its handler stays installed
-
-void on_broadcast_signal(int, siginfo_t* info, void*) {
-  if (info->si_code != SI_TKILL || info->si_pid != getpid()) return;  // not ours
-  const int saved_errno = errno;
-  const int slot = g_broadcast.next.fetch_add(1);
-  if (slot < kMaxThreads) {
-    g_broadcast.tid[slot] = static_cast<pid_t>(syscall(SYS_gettid));
-    g_broadcast.result[slot] = apply_plan(g_broadcast.plan);
-    g_broadcast.done[slot].store(true, std::memory_order_release);
-  }
-  errno = saved_errno;
-}
-
-// A real-time signal nobody handles (Node and V8 use none of them); 0 if there is none.
-int install_handler(struct sigaction& previous) {
-  for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--) {
-    struct sigaction current {};
-    if (sigaction(sig, nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) != 0 ||
-        current.sa_handler != SIG_DFL)
-      continue;
-    struct sigaction action {};
-    action.sa_sigaction = on_broadcast_signal;
-    action.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigfillset(&action.sa_mask);
-    if (sigaction(sig, &action, &previous) == 0) return sig;
-  }
-  return 0;
-}
-
-bool thread_exists(pid_t tid) { return access(("/proc/self/task/" + std::to_string(tid)).c_str(), F_OK) == 0; }
-
-std::string describe_thread(pid_t tid, const std::string& name) {
-  return "thread " + std::to_string(tid) + (name.empty() ? "" : " (" + name + ")");
-}
-
-// Runs the plan in every other thread that does not block `sig`, rescanning until no thread is
-// left that has not run it (threads started meanwhile by a thread that had not run it yet).
-SetupError run_in_other_threads(int sig, std::set<pid_t>& reached) {
-  const auto self = static_cast<pid_t>(syscall(SYS_gettid));
-  const pid_t pid = getpid();
-  std::set<pid_t> blocking;
-  for (int round = 0; round < 100; round++) {
-    std::vector<std::pair<pid_t, std::string>> sent;
-    for (const ThreadCredentials& t : read_thread_credentials()) {
-      if (t.tid == self || reached.count(t.tid) != 0 || blocking.count(t.tid) != 0) continue;
-      if ((t.blocked_signals >> (sig - 1) & 1) != 0) {
-        blocking.insert(t.tid);
-        continue;
-      }
-      if (syscall(SYS_tgkill, pid, t.tid, sig) == 0) sent.emplace_back(t.tid, t.name);
-    }
-    if (sent.empty()) return {};
-    const auto deadline = std::chrono::steady_clock::now() + kThreadDeadline;
-    for (;;) {
-      const int answered = std::min(g_broadcast.next.load(), kMaxThreads);
-      for (int slot = 0; slot < answered; slot++) {
-        if (!g_broadcast.done[slot].load(std::memory_order_acquire)) continue;
-        const pid_t tid = g_broadcast.tid[slot];
-        if (reached.insert(tid).second && g_broadcast.result[slot] != 0)
-          return setup_error("PRIVILEGE_DROP",
-                             describe_errno("giving up capabilities failed in " + describe_thread(tid, ""),
-                                            g_broadcast.result[slot]),
-                             g_broadcast.result[slot]);
-      }
-      if (g_broadcast.next.load() >= kMaxThreads)
-        return setup_error("PRIVILEGE_DROP", "more than " + std::to_string(kMaxThreads) + " threads: cannot drop privileges in all of them");
-      // A thread that ended before it ran the handler took its pending signal with it.
-      const bool waiting = std::any_of(sent.begin(), sent.end(), [&](const auto& t) {
-        return reached.count(t.first) == 0 && thread_exists(t.first);
-      });
-      if (!waiting) break;
-      if (std::chrono::steady_clock::now() > deadline) {
-        g_stranded = true;
-        for (const auto& [tid, name] : sent)
-          if (reached.count(tid) == 0 && thread_exists(tid))
-            return setup_error("PRIVILEGE_DROP", describe_thread(tid, name) +
-                                                     " did not run the privilege drop within 5 s (it blocks signal " +
-                                                     std::to_string(sig) + "): its capabilities are unchanged");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-  }
-  return setup_error("PRIVILEGE_DROP", "threads kept starting while privileges were dropped: try again");
 }
 
 bool all_digits(const std::string& s) {
@@ -278,6 +176,8 @@ SetupError switch_ids(const Target& target) {
   return {};
 }
 
+std::string describe_thread(const ThreadCredentials& t) { return "thread " + std::to_string(t.tid) + " (" + t.name + ")"; }
+
 std::string hex(uint64_t value) {
   char text[17];
   snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
@@ -290,7 +190,7 @@ SetupError verify(const std::set<pid_t>& reached, PrivilegeReport& report) {
   report.threads = 0;
   for (const ThreadCredentials& t : read_thread_credentials()) {
     report.threads++;
-    const std::string who = describe_thread(t.tid, t.name);
+    const std::string who = describe_thread(t);
     if (report.switched_user)
       for (int i = 0; i < 4; i++)
         if (t.uid[i] != report.uid || t.gid[i] != report.gid)
@@ -312,9 +212,8 @@ SetupError verify(const std::set<pid_t>& reached, PrivilegeReport& report) {
 }  // namespace
 
 SetupError drop_privileges(const PrivilegeRequest& request, PrivilegeReport& report) {
-  std::lock_guard<std::mutex> lock(g_mutex);
-  if (g_stranded)
-    return setup_error("PRIVILEGE_DROP", "an earlier privilege drop did not reach every thread: restart the process");
+  static std::mutex mutex;  // one drop at a time, from whichever JavaScript thread
+  std::lock_guard<std::mutex> lock(mutex);
   if (request.user.empty() && !request.group.empty())
     return setup_error("INVALID_OPTION", "dropPrivileges.group: give the user too (the group alone is not switched)");
   Target target;
@@ -341,20 +240,13 @@ SetupError drop_privileges(const PrivilegeRequest& request, PrivilegeReport& rep
         "removing a capability from the bounding set needs CAP_SETPCAP, which this process was not given; "
         "no_new_privs is set instead, so no program it runs can gain what the bounding set still allows";
 
-  g_broadcast.plan = plan;
-  g_broadcast.next.store(0);
-  for (auto& done : g_broadcast.done) done.store(false);
-  struct sigaction previous {};
-  const int sig = install_handler(previous);
-  if (sig == 0) return setup_error("PRIVILEGE_DROP", "no free real-time signal to reach the other threads with");
-  std::set<pid_t> reached;
-  SetupError err = run_in_other_threads(sig, reached);
-  if (!g_stranded) sigaction(sig, &previous, nullptr);
+  EveryThreadResult threads;
+  SetupError err = run_in_every_other_thread(apply_plan, &plan, "give up privileges", threads);
   // Even after a failure elsewhere this thread gives up what it can: never more privilege than before.
   ThreadPlan self_plan = plan;
   self_plan.keep_permitted = plan.keep_permitted && !err.failed();
-  if (const int self_err = apply_plan(self_plan); self_err != 0 && !err.failed())
-    err = setup_error("PRIVILEGE_DROP", describe_errno("giving up capabilities failed in the calling thread", self_err),
+  if (const int self_err = apply_plan(&self_plan); self_err != 0 && !err.failed())
+    err = setup_error("PRIVILEGE_DROP", describe_errno("giving up privileges failed in the calling thread", self_err),
                       self_err);
   if (err.failed()) return err;
 
@@ -365,7 +257,7 @@ SetupError drop_privileges(const PrivilegeRequest& request, PrivilegeReport& rep
   report.gid = getgid();
   report.groups.assign(static_cast<size_t>(std::max(getgroups(0, nullptr), 0)), 0);
   report.groups.resize(static_cast<size_t>(std::max(getgroups(static_cast<int>(report.groups.size()), report.groups.data()), 0)));
-  return verify(reached, report);
+  return verify(threads.reached, report);
 }
 
 }  // namespace ovnpsample

@@ -1,14 +1,11 @@
 // Giving up privileges once the psample socket is open and joined: every capability set of every
 // thread, and with a user the uid, gid and supplementary groups of the whole process.
 //
-// Linux keeps credentials per thread. glibc makes setgroups/setresgid/setresuid process-wide (it
-// has every thread make the call, through a signal no thread can block), and the kernel clears
-// the permitted, effective and ambient sets of each thread whose ids all leave 0. Nothing does
-// that for capset(2) or prctl(2), which act on the calling thread only: here every other thread
-// runs them in a signal handler (as libcap's psx does). A thread that blocks that signal cannot
-// be reached; Node's SIGUSR1 inspector watchdog blocks every signal and only ever waits on a
-// semaphore. Such threads are reported, and their sets are cleared only by a switch away from
-// uid 0.
+// Linux keeps credentials per thread. glibc makes setgroups/setresgid/setresuid process-wide, and
+// the kernel clears the permitted, effective and ambient sets of each thread whose ids all leave
+// 0; capset(2) and prctl(2) every other thread runs itself (every_thread.h). A thread that blocks
+// every signal cannot be asked: Node's SIGUSR1 inspector watchdog, which only ever waits on a
+// semaphore. Such threads are reported; only a switch away from uid 0 clears their sets.
 #pragma once
 
 #include <sys/types.h>
