@@ -10,6 +10,7 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "thread_credentials.h"
 
@@ -83,10 +84,7 @@ SetupError broadcast(int sig, const std::string& what, EveryThreadResult& result
       }
       if (syscall(SYS_tgkill, pid, t.tid, sig) == 0) sent.emplace_back(t.tid, t.name);
     }
-    if (sent.empty()) {
-      result.blocking.assign(blocking.begin(), blocking.end());
-      return {};
-    }
+    if (sent.empty()) return {};
     const auto deadline = std::chrono::steady_clock::now() + kThreadDeadline;
     for (;;) {
       const int answered = std::min(g_broadcast.next.load(), kMaxThreads);

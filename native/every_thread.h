@@ -10,7 +10,6 @@
 
 #include <set>
 #include <string>
-#include <vector>
 
 #include "setup_error.h"
 
@@ -20,8 +19,7 @@ namespace ovnpsample {
 using ThreadFunction = int (*)(const void* context);
 
 struct EveryThreadResult {
-  std::set<pid_t> reached;     // threads that ran the function (never the caller)
-  std::vector<pid_t> blocking;  // threads that block the signal, so were not asked
+  std::set<pid_t> reached;  // threads that ran the function (never the caller); not those blocking the signal
 };
 
 // `what` names the function in error messages. Fails (PRIVILEGE_DROP) when a thread reports an
