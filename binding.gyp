@@ -5,15 +5,18 @@
       "sources": [
         "native/abi.cc",
         "native/addon.cc",
+        "native/every_thread.cc",
         "native/genl_family.cc",
         "native/group_filter.cc",
         "native/injector.cc",
         "native/netns.cc",
+        "native/privileges.cc",
         "native/psample_parser.cc",
         "native/psample_socket.cc",
         "native/reader.cc",
         "native/sample_batch.cc",
-        "native/setup_error.cc"
+        "native/setup_error.cc",
+        "native/thread_credentials.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],

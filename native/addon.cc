@@ -10,6 +10,7 @@
 
 #include "abi.h"
 #include "injector.h"
+#include "privileges.h"
 #include "psample_parser.h"
 #include "reader.h"
 #include "sample_batch.h"
@@ -295,11 +296,48 @@ Napi::Value Decode(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value ThreadReport(Napi::Env env, const ThreadCredentials& t) {
+  Napi::Object o = Napi::Object::New(env);
+  o.Set("tid", Napi::Number::New(env, t.tid));
+  o.Set("name", Napi::String::New(env, t.name));
+  const std::pair<const char*, uint64_t> sets[] = {{"inheritable", t.inheritable}, {"permitted", t.permitted},
+                                                   {"effective", t.effective}, {"bounding", t.bounding},
+                                                   {"ambient", t.ambient}};
+  for (const auto& [name, value] : sets) o.Set(name, Napi::BigInt::New(env, value));
+  return o;
+}
+
+// dropPrivileges({ user?: string, group?: string }) -> report (native/privileges.h)
+Napi::Value DropPrivileges(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (!info[0].IsObject()) throw_invalid(env, "dropPrivileges({ user?, group? })");
+  const Napi::Object o = info[0].As<Napi::Object>();
+  PrivilegeReport report;
+  if (SetupError error = drop_privileges({get_string(o, "user"), get_string(o, "group")}, report); error.failed())
+    throw_setup_error(env, error);
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("switchedUser", Napi::Boolean::New(env, report.switched_user));
+  out.Set("uid", Napi::Number::New(env, report.uid));
+  out.Set("gid", Napi::Number::New(env, report.gid));
+  Napi::Array groups = Napi::Array::New(env, report.groups.size());
+  for (uint32_t i = 0; i < report.groups.size(); i++) groups.Set(i, Napi::Number::New(env, report.groups[i]));
+  out.Set("groups", groups);
+  out.Set("boundingCleared", Napi::Boolean::New(env, report.bounding_cleared));
+  if (!report.bounding_kept_because.empty())
+    out.Set("boundingKeptBecause", Napi::String::New(env, report.bounding_kept_because));
+  out.Set("threads", Napi::Number::New(env, report.threads));
+  Napi::Array unreached = Napi::Array::New(env, report.unreached.size());
+  for (uint32_t i = 0; i < report.unreached.size(); i++) unreached.Set(i, ThreadReport(env, report.unreached[i]));
+  out.Set("unreachedThreads", unreached);
+  return out;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   // DefineClass makes constructors of this environment only: nothing is shared across workers.
   exports.Set("NativeReader", ReaderWrap::Define(env));
   exports.Set("NativeInjector", InjectorWrap::Define(env));
   exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
+  exports.Set("dropPrivileges", Napi::Function::New(env, DropPrivileges, "dropPrivileges"));
   exports.Set("abi", describe_abi(env));
   return exports;
 }

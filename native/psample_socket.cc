@@ -68,8 +68,10 @@ SetupError join_group(int fd, uint32_t group, const char* name, bool usersock) {
   if (err == EPERM || err == EACCES)
     return setup_error("PSAMPLE_PERMISSION",
                        std::string("joining the '") + name +
-                           "' multicast group needs CAP_NET_ADMIN: run as root or grant the capability "
-                           "(setcap cap_net_admin+ep, or securityContext.capabilities.add: [NET_ADMIN])",
+                           "' multicast group needs CAP_NET_ADMIN, which this process does not have: run as root, "
+                           "or grant only that capability (systemd AmbientCapabilities=CAP_NET_ADMIN, setcap "
+                           "cap_net_admin+ep on the node binary, Kubernetes securityContext.capabilities.add: "
+                           "[NET_ADMIN])",
                        err);
   return setup_error(usersock ? "INVALID_OPTION" : "SOCKET_ERROR",
                      describe_errno(std::string("cannot join multicast group ") + std::to_string(group), err) +

@@ -10,6 +10,7 @@ packages=(
   g++ make python3           # node-gyp
   cmake clang                # the parser's native tests and fuzzer (cmake-js path)
   iproute2 util-linux        # netns tests, setpriv for the unprivileged test
+  libcap2-bin                # setcap: the file-capability test (test/kernel/privileges.test.ts)
   openvswitch-common openssl # ovsdb-server and ovsdb-tool for the OVSDB/OVN tests, PKI for ssl remotes
   tshark                     # cross-checks the packet decoder and reads watch --pcapng back
   prometheus                 # scrapes watch --metrics in its test (started by the test, loopback only)

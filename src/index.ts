@@ -2,6 +2,7 @@ export * from './errors';
 export * from './psample/errors';
 export type * from './psample/types';
 export { openPsample, PsampleSocket, type PsampleSocketEvents } from './psample/socket';
+export { dropPrivileges } from './psample/privileges';
 export { PsampleSample } from './psample/sample';
 export { PsampleBatch } from './psample/batch';
 export { decodePsample, type DecodePsampleOptions } from './psample/decode';

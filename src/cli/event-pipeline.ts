@@ -5,6 +5,7 @@ import { openPsample, type PsampleSocket } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleStats } from '../psample/types';
 import { InterfaceNames } from '../output/interface-names';
 import type { MetricsSources } from '../output/metrics';
+import { describePrivileges } from './drop-privileges';
 import { startCollectorSession, type CollectorSession, type CollectorSessionOptions } from './collector-session';
 import { startOvnSession, type OvnSession, type OvnSessionOptions } from './ovn-session';
 
@@ -37,6 +38,10 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
   try {
     ovn = options.ovn === undefined ? undefined : await startOvnSession(options.ovn, log);
     const socket = openPsample({ ...options.socket, ...(collector.groups.length === 0 ? {} : { groups: collector.groups }) });
+    if (socket.privileges !== undefined) {
+      const { unreachedThreads, ...privileges } = socket.privileges;
+      log[unreachedThreads.length === 0 ? 'info' : 'warn']({ ...privileges, unreachedThreads: unreachedThreads.map((t) => t.tid) }, describePrivileges(socket.privileges));
+    }
     const assembler = new NetworkEventAssembler({ ...(ovn === undefined ? {} : { decoder: ovn.decoder, pods: ovn.pods }), groupWindowMs: options.groupWindowMs });
     socket.on('sample', (message) => assembler.push(message));
     const session = ovn;

@@ -3,6 +3,7 @@ import type { PsampleSample } from '../psample/sample';
 import { openPsample } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleSourceOptions } from '../psample/types';
 import type { OvnSampleEvent } from '../ovn/event';
+import { describePrivileges, dropPrivilegesFlag } from './drop-privileges';
 import { CliUsageError } from './errors';
 import type { OvnRemoteOptions } from './decode-ovn';
 import { formatSample, type OutputFormat } from './format';
@@ -17,6 +18,7 @@ export interface ListenOptions extends OvnRemoteOptions {
   count?: string;
   duration?: string;
   format: OutputFormat;
+  dropPrivileges?: string | boolean;
 }
 
 /** `usersock:FAMILY:GROUP` or `generic:FAMILY:GROUP`. */
@@ -35,6 +37,7 @@ export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions 
     listenAllNsid: options.allNsid,
     receiveBufferBytes: options.rcvbuf === undefined ? undefined : wholeNumber('--rcvbuf', options.rcvbuf, 1),
     source: options.source === undefined ? undefined : parseSource(options.source),
+    dropPrivileges: dropPrivilegesFlag(options.dropPrivileges),
   };
 }
 
@@ -61,6 +64,7 @@ export async function listen(
   process.once('SIGTERM', stop);
   const output = new BufferedOutput(target, stop);
   const timer = seconds === undefined ? undefined : setTimeout(stop, seconds * 1000);
+  if (socket.privileges !== undefined) writeError(`ovn-psample: ${describePrivileges(socket.privileges)}`);
   writeError(`ovn-psample: listening (netlink family ${socket.familyId}, multicast group ${socket.groupId})`);
   socket.on('drop', (drop) => writeError(`ovn-psample: ${drop.count} ${drop.kind} drop(s), ${drop.total} in all`));
   let shown = 0;

@@ -15,6 +15,7 @@ import {
   startOvnDecoder,
 } from './decode-ovn';
 import { parseFormat } from './format';
+import { dropPrivilegesOption } from './drop-privileges';
 import { listen, type ListenOptions } from './listen';
 import { collectorCommand } from './collector-command';
 import { watchCommand } from './watch-command';
@@ -74,6 +75,7 @@ program
   .option('--all-nsid', 'also receive samples from peer namespaces that have an nsid')
   .option('--rcvbuf <bytes>', 'socket receive buffer')
   .option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID')
+  .addOption(dropPrivilegesOption())
   .option('--count <n>', 'exit after n samples')
   .option('--duration <seconds>', 'exit after this many seconds')
   .option('--nb <remote>', `OVN northbound database: say which ACL and policy each sample hit (default ${DEFAULT_NB_REMOTE} when present)`)

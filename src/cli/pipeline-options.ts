@@ -4,6 +4,8 @@ import type { NetworkEventFilter } from '../events/filter';
 import { DEFAULT_BRIDGE, OVN_KUBERNETES_COLLECTOR_SET_ID } from '../ovs/collector-set';
 import { DEFAULT_OVS_REMOTE } from '../ovs/local-ovs';
 import { DEFAULT_NB_REMOTE, DEFAULT_SB_REMOTE } from './decode-ovn';
+import { dropPrivilegesFlag, dropPrivilegesOption } from './drop-privileges';
+import { CliUsageError } from './errors';
 import { parseSource } from './listen';
 import { parseLogFormat, type LogFormat } from './log';
 import { collect, wholeNumber } from './parse';
@@ -16,6 +18,7 @@ export interface PipelineFlags extends SslFlags {
   allNsid?: boolean;
   rcvbuf?: string;
   source?: string;
+  dropPrivileges?: string | boolean;
   db?: string;
   bridge: string;
   id: string;
@@ -55,6 +58,7 @@ export function addPipelineOptions(command: Command): GroupFlags {
     .option('--all-nsid', 'also read samples from peer namespaces that have an nsid')
     .option('--rcvbuf <bytes>', 'socket receive buffer (default 32 MiB)')
     .addOption(new Option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID').hideHelp())
+    .addOption(dropPrivilegesOption())
     .option('--db <remote>', `the node's OVS database, for the collector set and interface names (default ${DEFAULT_OVS_REMOTE} when present)`)
     .option('--bridge <name>', 'integration bridge of the collector set', DEFAULT_BRIDGE)
     .option('--id <id>', 'Flow_Sample_Collector_Set id', String(OVN_KUBERNETES_COLLECTOR_SET_ID))
@@ -84,12 +88,22 @@ export function addPipelineOptions(command: Command): GroupFlags {
 
 export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): PipelineOptions {
   const ssl = sslOptions(flags);
+  const dropPrivileges = dropPrivilegesFlag(flags.dropPrivileges);
+  // The set is removed at exit over the connection opened before the drop; should ovsdb-server
+  // restart meanwhile, only root (owner of its socket) could connect again to remove it.
+  if (typeof dropPrivileges === 'object' && flags.addOvsCollector === true) {
+    throw new CliUsageError(
+      "--add-ovs-collector with --drop-privileges=USER: removing the collector set at exit needs write access to the OVS database's socket, which USER lacks: " +
+        "use --drop-privileges without a user (root without capabilities still owns the socket), or make the set beforehand ('ovn-psample collector add') and watch with --drop-privileges=USER",
+    );
+  }
   return {
     socket: {
       ...(flags.netns === undefined ? {} : { netns: flags.netns }),
       ...(flags.allNsid === true ? { listenAllNsid: true } : {}),
       ...(flags.rcvbuf === undefined ? {} : { receiveBufferBytes: wholeNumber('--rcvbuf', flags.rcvbuf, 1) }),
       ...(flags.source === undefined ? {} : { source: parseSource(flags.source) }),
+      ...(dropPrivileges === undefined ? {} : { dropPrivileges }),
     },
     collector: {
       ...(flags.db === undefined ? {} : { db: flags.db }),

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import nodeGypBuild from 'node-gyp-build';
 
+import type { PrivilegeDropReport } from '../psample/types';
 import { ABI_SOURCE } from './abi.generated';
 
 /** Shapes of the C++ addon (native/addon.cc); only src/psample talks to it. */
@@ -55,6 +56,8 @@ interface Addon {
   NativeInjector: new (options: { protocol: 'generic' | 'usersock'; groupId: number; netns?: string }) => NativeInjector;
   /** Parses one datagram; fills `stats` with what the parser counted. */
   decode(bytes: Uint8Array, familyId: number, stats: Float64Array): [ArrayBuffer, number];
+  /** native/privileges.h: gives up privileges in every thread, or throws a coded error. */
+  dropPrivileges(request: { user?: string; group?: string }): PrivilegeDropReport;
   abi: NativeAbi;
 }
 

@@ -2,10 +2,18 @@ import { OvnPsampleError } from '../errors';
 
 /** The kernel has no psample family (module not loaded, kernel < 4.11, or no psample in this netns). */
 export class PsampleUnavailableError extends OvnPsampleError {}
-/** Joining psample's multicast groups needs CAP_NET_ADMIN. */
-export class PsamplePermissionError extends OvnPsampleError {}
+/** Joining psample's packets group needs CAP_NET_ADMIN (at open, and again after the family re-registers). */
+export class PsamplePermissionError extends OvnPsampleError {
+  /** The capability the process lacks. */
+  readonly capability = 'CAP_NET_ADMIN';
+}
 export class NetnsNotFoundError extends OvnPsampleError {}
-export class NetnsPermissionError extends OvnPsampleError {}
+/** Entering another network namespace needs CAP_SYS_ADMIN (and reading /proc/PID/ns/net of another user's process, CAP_SYS_PTRACE). */
+export class NetnsPermissionError extends OvnPsampleError {
+  readonly capability = 'CAP_SYS_ADMIN';
+}
+/** Giving up privileges failed (dropPrivileges): the message names the step and the thread. */
+export class PrivilegeDropError extends OvnPsampleError {}
 export class InvalidOptionError extends OvnPsampleError {
   constructor(message: string) {
     super('INVALID_OPTION', message);
@@ -28,6 +36,7 @@ const classes: Record<string, new (code: string, message: string, options?: { ca
   NETNS_PERMISSION: NetnsPermissionError,
   SOCKET_ERROR: PsampleSocketError,
   SEND_FAILED: InjectionError,
+  PRIVILEGE_DROP: PrivilegeDropError,
 };
 
 /** Turns an error thrown by the addon (plain Error with `code`) into its typed class. */

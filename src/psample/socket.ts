@@ -4,12 +4,13 @@ import os from 'node:os';
 import { addon, type NativeReader, type NativeReaderInfo } from '../native/binding';
 import type { PsampleBatch } from './batch';
 import { DeliveryQueue } from './delivery';
-import { fromNativeError, PsampleSocketError } from './errors';
+import { fromNativeError, PsamplePermissionError, PsampleSocketError } from './errors';
 import { type IteratorOwner, SampleIterator } from './iterator';
 import { nativeReaderOptions } from './options';
+import { dropPrivileges, privilegeRequest } from './privileges';
 import type { PsampleSample } from './sample';
 import { STAT, statsObject, statValues } from './stats';
-import type { OpenPsampleOptions, PsampleDropEvent, PsampleGapEvent, PsampleStats } from './types';
+import type { OpenPsampleOptions, PrivilegeDropReport, PsampleDropEvent, PsampleGapEvent, PsampleStats } from './types';
 
 // Samples an async iterator may hold before the socket stops taking from the reader thread;
 // beyond that the native queue fills and then counts drops, rather than memory growing unbounded.
@@ -51,6 +52,8 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   readonly receiveBufferBytes: number;
   /** False when the group filter could not be attached in the kernel and runs in userspace. */
   readonly kernelFilter: boolean;
+  /** With dropPrivileges: what the process gave up, once the socket had joined. */
+  readonly privileges: PrivilegeDropReport | undefined;
 
   readonly #native: NativeReader;
   readonly #deliveries = new DeliveryQueue();
@@ -67,10 +70,17 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   constructor(options: OpenPsampleOptions = {}) {
     super();
     const native = nativeReaderOptions(options);
+    const privileges = privilegeRequest(options.dropPrivileges);
     try {
       this.#native = new addon.NativeReader(native, this.#onReadable);
     } catch (error) {
       throw fromNativeError(error);
+    }
+    try {
+      this.privileges = privileges && dropPrivileges(privileges);
+    } catch (error) {
+      this.#native.close(0);
+      throw error;
     }
     this.#info = this.#native.info();
     this.receiveBufferBytes = this.#info.receiveBufferBytes;
@@ -252,6 +262,17 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
 
   #fail(errnum: number): void {
     const name = Object.entries(os.constants.errno).find(([, n]) => n === errnum)?.[0] ?? `errno ${errnum}`;
+    // The reader thread meets EPERM only when it rejoins a re-registered family.
+    if (errnum === os.constants.errno.EPERM) {
+      const gaveUp = this.privileges === undefined ? 'which this process no longer has' : 'which this process gave up (dropPrivileges)';
+      return this.#close(
+        new PsamplePermissionError(
+          'PSAMPLE_PERMISSION',
+          `the psample family registered again (module reload, Open vSwitch upgrade) and rejoining its packets group needs CAP_NET_ADMIN, ${gaveUp}: ` +
+            'the socket is closed; start the process again (a service manager does: Restart=on-failure)',
+        ),
+      );
+    }
     const error = new PsampleSocketError(
       'SOCKET_ERROR',
       `the psample socket failed (${name}) and was closed: open a new socket to continue`,

@@ -25,6 +25,54 @@ export interface OpenPsampleOptions {
   queueCapacity?: number;
   /** Closes the socket when aborted. */
   signal?: AbortSignal;
+  /**
+   * Once the socket is open and joined, give up every privilege (see dropPrivileges()): true
+   * keeps the uid and drops all capabilities; { user } also switches to that user and its groups.
+   * A psample family that registers again (module reload) cannot be rejoined afterwards: the
+   * socket then closes with a PSAMPLE_PERMISSION error.
+   */
+  dropPrivileges?: boolean | DropPrivilegesOptions;
+}
+
+/** Who the process becomes when it gives up its privileges. */
+export interface DropPrivilegesOptions {
+  /** A user name or uid (not 0): the process switches to it, its primary group and its supplementary groups. */
+  user?: string | number;
+  /** A group name or gid instead of the user's primary group (needs `user`; required for a uid without a passwd entry). */
+  group?: string | number;
+}
+
+/** One thread's capability sets, as /proc/self/task/TID/status shows them (bit n = capability n). */
+export interface ThreadCapabilities {
+  tid: number;
+  name: string;
+  inheritable: bigint;
+  permitted: bigint;
+  effective: bigint;
+  bounding: bigint;
+  ambient: bigint;
+}
+
+/** What dropPrivileges() left, read back from the kernel for every thread. */
+export interface PrivilegeDropReport {
+  /** A user was given (the ids are then the same in every thread). */
+  switchedUser: boolean;
+  uid: number;
+  gid: number;
+  groups: number[];
+  /** The bounding set was emptied too (needs CAP_SETPCAP). */
+  boundingCleared: boolean;
+  /** Why the bounding set was kept, when it was. */
+  boundingKeptBecause?: string;
+  /** Threads of the process when checked. */
+  threads: number;
+  /**
+   * Threads that block every signal, which the drop cannot reach, and still hold a capability:
+   * Node's SIGUSR1 inspector watchdog, which only waits on a semaphore. With a user switch the
+   * kernel has cleared their permitted, effective and ambient sets anyway (only the bounding set
+   * may show here); without one they keep what they had.
+   */
+  unreachedThreads: ThreadCapabilities[];
 }
 
 /** Decoded PSAMPLE_ATTR_TUNNEL (collected tunnel metadata of the sampled packet). */
