@@ -5,6 +5,7 @@
       "sources": [
         "native/abi.cc",
         "native/addon.cc",
+        "native/datagram_policy.cc",
         "native/every_thread.cc",
         "native/genl_family.cc",
         "native/group_filter.cc",

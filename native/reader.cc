@@ -12,8 +12,6 @@
 #include <new>
 #include <system_error>
 
-#include "group_filter.h"
-
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
 #endif
@@ -237,15 +235,10 @@ bool Reader::receive_some(ReceiveSlots& slots) {
   }
   for (int i = 0; i < n; i++) {
     msghdr& h = slots.headers[i].msg_hdr;
-    if (h.msg_flags & MSG_TRUNC) {  // cannot happen for psample; a foreign giant datagram
-      counting_[kDatagrams]++;
-      counting_[kMalformed]++;
-      continue;
-    }
     int32_t nsid = 0;
     const bool has_nsid = options_.listen_all_nsid && find_nsid(h, nsid);
-    handle_datagram(slots.buffers.data() + i * kSlotBytes, slots.headers[i].msg_len, slots.senders[i].nl_pid == 0,
-                    has_nsid, nsid);
+    handle_datagram({slots.buffers.data() + i * kSlotBytes, slots.headers[i].msg_len, (h.msg_flags & MSG_TRUNC) != 0,
+                     slots.senders[i].nl_pid == 0, has_nsid, nsid});
   }
   return static_cast<unsigned>(n) == kSlots;
 }
@@ -265,44 +258,18 @@ void Reader::drain_for_close(ReceiveSlots& slots) {
   published_ = counting_;
 }
 
-void Reader::handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid,
-                             int32_t nsid) {
-  counting_[kDatagrams]++;
-  // Only the kernel sends from port 0; anything else on a real psample socket is an impostor.
-  if (!from_kernel_port && options_.protocol == SourceProtocol::kKernelPsample) {
-    counting_[kRejectedSender]++;
-    return;
-  }
-  parsed_.clear();
-  parse_datagram(data, len, socket_.family_id, parsed_, counting_);
-  for (const Message& m : parsed_) {
-    if (m.kind == MessageKind::kController) {
-      counting_[kControlMessages]++;
-      // A peer namespace's copy (listenAllNsid) of a notification this namespace also gets.
-      if (!has_nsid && !closing_) handle_controller(data + m.whole.offset, m.whole.length);
-      continue;
-    }
-    if (m.kind != MessageKind::kSample && m.kind != MessageKind::kGroup) {
-      counting_[kControlMessages]++;
-      continue;
-    }
-    // Also behind the kernel filter: it leaves datagrams of several messages to userspace.
-    if (!group_wanted(options_.groups, m.group)) {
-      counting_[kFilteredOut]++;
-      continue;
-    }
-    if (closing_) {
-      counting_[kCloseDiscards]++;
-      continue;
-    }
-    if (queued_.load(std::memory_order_relaxed) + building_->count >= queue_capacity_ ||
-        queued_bytes_.load(std::memory_order_relaxed) + building_->size() >= kQueueBytesLimit) {
-      counting_[kQueueDrops]++;
-      continue;
-    }
-    building_->append(m, data, has_nsid, nsid);
-    if (building_->size() >= kBatchBytes) flush();
-  }
+void Reader::handle_datagram(const Datagram& datagram) {
+  const DatagramPolicy policy{options_.protocol == SourceProtocol::kKernelPsample,
+                              options_.groups,
+                              socket_.family_id,
+                              closing_,
+                              queue_capacity_,
+                              kQueueBytesLimit};
+  ovnpsample::handle_datagram(policy, datagram, parsed_, counting_, *this);
+}
+
+void Reader::appended() {
+  if (building_->size() >= kBatchBytes) flush();
 }
 
 // The kernel drops a family's group memberships when the family is unregistered (psample module

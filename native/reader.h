@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "datagram_policy.h"
 #include "psample_parser.h"
 #include "psample_socket.h"
 #include "sample_batch.h"
@@ -30,7 +31,7 @@ struct Subscription {
   double last_gap_ms = -1;  // how long the last family gap lasted; -1: none, or its start was missed
 };
 
-class Reader {
+class Reader final : private DatagramSink {
  public:
   // Called on the reader thread when batches (or new counts JavaScript reports) wait and JS was
   // not yet told.
@@ -60,8 +61,13 @@ class Reader {
   void read_loop(ReceiveSlots& slots);
   bool receive_some(ReceiveSlots& slots);
   void drain_for_close(ReceiveSlots& slots);
-  void handle_datagram(const uint8_t* data, size_t len, bool from_kernel_port, bool has_nsid, int32_t nsid);
-  void handle_controller(const uint8_t* message, size_t len);
+  void handle_datagram(const Datagram& datagram);
+  // DatagramSink
+  uint64_t queued_messages() const override { return queued_.load(std::memory_order_relaxed); }
+  size_t queued_bytes() const override { return queued_bytes_.load(std::memory_order_relaxed); }
+  SampleBatch& batch() override { return *building_; }
+  void appended() override;
+  void handle_controller(const uint8_t* message, size_t len) override;
   void open_gap();
   void follow_family(const FamilyInfo& family);
   void verify_membership();

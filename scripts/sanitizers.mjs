@@ -17,7 +17,7 @@
 // A sanitizer that cannot be set up (no clang, no runtime) fails the run with the reason; nothing
 // falls back to an unsanitized run.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { arch } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,13 @@ function build(dir, options, target) {
   return buildDir;
 }
 
+// A build that came out uninstrumented (a toolchain that ignored the flags) must not pass as a
+// sanitized run: the runtime's entry point is in every instrumented binary's symbols.
+function requireInstrumented(file, symbol) {
+  if (!existsSync(file)) fail(`${file} was not built`);
+  if (!readFileSync(file).includes(symbol)) fail(`${file} is not instrumented: it has no ${symbol}`);
+}
+
 if (process.getuid?.() !== 0) fail('the sanitized tests open netlink sockets in network namespaces of their own: run them as root');
 
 if (mode === 'asan') {
@@ -68,6 +75,7 @@ if (mode === 'asan') {
   // node-gyp-build loads $OVN_PSAMPLE_PREBUILD/build/Release/*.node instead of the project's own.
   const prebuild = join(root, 'native', 'build-asan', 'prebuild');
   build('build-asan', ['-DOVNPSAMPLE_ADDON_ASAN=ON', `-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=${join(prebuild, 'build', 'Release')}`], 'ovn_psample');
+  requireInstrumented(join(prebuild, 'build', 'Release', 'ovn_psample.node'), '__asan_init');
   const env = {
     ...process.env,
     LD_PRELOAD: runtime,
@@ -80,6 +88,7 @@ if (mode === 'asan') {
 } else {
   clangRuntime('tsan');
   const buildDir = build('build-tsan', ['-DOVNPSAMPLE_TSAN=ON'], 'reader_stress_test');
+  requireInstrumented(join(buildDir, 'reader_stress_test'), '__tsan_init');
   const env = { ...process.env, TSAN_OPTIONS: 'halt_on_error=1:second_deadlock_stack=1' };
   const status = run(join(buildDir, 'reader_stress_test'), [], { env });
   if (status === 77) fail('reader_stress_test could not make its private network namespace (see above)');

@@ -17,6 +17,7 @@
 #include "../psample_parser.h"
 #include "../tests/fixtures.h"
 #include "../tests/netlink_builder.h"
+#include "datagram_batch_input.h"
 
 namespace {
 
@@ -184,5 +185,67 @@ int main(int argc, char** argv) {
     }
   }
   ok = ok && out.file("psample.bin", psample_family_reply());
+
+  // The datagram_batch fuzzer's input: a setup, then datagrams with their sender, nsid and flags.
+  using ovnpsample::fuzzing::BatchSetup;
+  using ovnpsample::fuzzing::FuzzDatagram;
+  using ovnpsample::fuzzing::write_datagram;
+  using ovnpsample::fuzzing::write_setup;
+  const FuzzDatagram from_kernel;
+  ok = ok && out.directory("datagram_batch");
+  for (size_t i = 0; i < captures.size(); i++) {
+    std::vector<uint8_t> input = write_setup(BatchSetup{}, 0, 0, 0);
+    write_datagram(input, from_kernel, captures[i]);
+    ok = ok && out.file(ovnpsample::testing::fixture_names()[i] + ".bin", input);
+  }
+  BatchSetup some_groups;
+  some_groups.groups = {7};  // the OVS captures (group 10) are filtered out
+  std::vector<uint8_t> mixed = write_setup(some_groups, 1, 0, 0);
+  FuzzDatagram peer;  // a peer namespace's copy
+  peer.has_nsid = true;
+  peer.nsid = 3;
+  FuzzDatagram impostor;
+  impostor.from_kernel_port = false;
+  FuzzDatagram truncated;
+  truncated.truncated = true;
+  FuzzDatagram taken;  // JavaScript took what was handed over before it came
+  taken.take_before = true;
+  for (const auto& capture : captures) write_datagram(mixed, from_kernel, capture);
+  write_datagram(mixed, peer, captures[0]);
+  write_datagram(mixed, impostor, captures[1]);
+  write_datagram(mixed, truncated, captures[2]);
+  write_datagram(mixed, taken, all_captures);
+  ok = ok && out.file("mixed.bin", mixed);
+
+  std::vector<uint8_t> tunnels = write_setup(BatchSetup{}, 0, 0, 0);
+  write_datagram(tunnels, from_kernel, built[0]);
+  write_datagram(tunnels, peer, built[1]);
+  ok = ok && out.file("tunnel.bin", tunnels);
+
+  std::vector<uint8_t> control = write_setup(BatchSetup{}, 0, 0, 0);
+  write_datagram(control, from_kernel, built[2]);
+  write_datagram(control, from_kernel, psample_family_reply());
+  write_datagram(control, peer, psample_family_reply());
+  ok = ok && out.file("group-and-control.bin", control);
+
+  std::vector<uint8_t> queue_full = write_setup(BatchSetup{}, 2, 3, 2);
+  for (int round = 0; round < 2; round++) {
+    for (const auto& capture : captures) write_datagram(queue_full, round == 1 ? taken : from_kernel, capture);
+  }
+  ok = ok && out.file("queue-full.bin", queue_full);
+
+  BatchSetup closing;
+  closing.closing = true;
+  std::vector<uint8_t> closed = write_setup(closing, 0, 0, 0);
+  write_datagram(closed, from_kernel, all_captures);
+  write_datagram(closed, from_kernel, psample_family_reply());
+  ok = ok && out.file("closing.bin", closed);
+
+  BatchSetup injected;  // an injection source: userspace senders are its normal case
+  injected.kernel_only = false;
+  injected.any_family = true;
+  std::vector<uint8_t> injection = write_setup(injected, 0, 0, 0);
+  write_datagram(injection, impostor, all_captures);
+  ok = ok && out.file("injection.bin", injection);
   return ok ? 0 : 1;
 }

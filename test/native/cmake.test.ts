@@ -1,5 +1,5 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,13 @@ const FUZZ_SECONDS_PER_TARGET = 5;
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): SpawnSyncReturns<string> {
   return spawnSync(command, args, { cwd: projectRoot, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+}
+
+// Whether the binary carries the sanitizers' runtime hooks: a toolchain that quietly dropped the
+// flags would build the same tests uninstrumented, and they would pass without checking anything.
+function missingSanitizers(binary: string): string[] {
+  const bytes = readFileSync(path.join(buildDir, binary));
+  return ['__asan_init', '__ubsan_handle_'].filter((symbol) => !bytes.includes(symbol));
 }
 
 function describeFailure(result: SpawnSyncReturns<string>): string {
@@ -60,6 +67,9 @@ describe('native/CMakeLists.txt', () => {
   it('runs the sanitized parser tests and, as root, the kernel tests under ctest, and they pass', () => {
     const cache = run('cmake', ['-L', '-N', buildDir]);
     expect(cache.stdout).toContain('OVNPSAMPLE_SANITIZE:BOOL=ON');
+    for (const binary of ['psample_parser_tests', 'group_filter_kernel_test', 'forged_reply_test']) {
+      expect(missingSanitizers(binary), `${binary} is not instrumented`).toEqual([]);
+    }
     const ctest = run('ctest', ['--test-dir', buildDir, '--output-on-failure']);
     expect(ctest.status, describeFailure(ctest)).toBe(0);
     expect(ctest.stdout).toContain('100% tests passed');
@@ -81,7 +91,10 @@ describe('native/CMakeLists.txt', () => {
       '-seed=1',
     ]);
     expect(fuzz.status, describeFailure(fuzz)).toBe(0);
-    for (const target of ['psample_parser', 'genl_family', 'group_filter']) {
+    const targets = readdirSync(path.join(projectRoot, 'native/fuzz')).flatMap((name) => /^(\w+)_fuzzer\.cc$/.exec(name)?.[1] ?? []);
+    expect(targets).toContain('datagram_batch');
+    for (const target of targets) {
+      expect(missingSanitizers(`${target}_fuzzer`), `${target}_fuzzer is not instrumented`).toEqual([]);
       expect(fuzz.stdout).toMatch(new RegExp(`FUZZ target=${target} executions=[1-9]\\d* seconds=\\S+ findings=0 `));
     }
   }, buildTimeoutMs);
