@@ -26,6 +26,8 @@ const IDLE_CPU_SHARE = 0.1;
 const IDLE_MS = 1_000;
 // A consumer gets this long to exit after SIGTERM before SIGKILL; its figures are taken already.
 const STOP_GRACE_MS = 1_000;
+// With node options (a profiler) the consumer writes its profile as it exits.
+const PROFILED_STOP_GRACE_MS = 60_000;
 const WARMUP_SETTLE_MS = 300;
 const WARMUP_LIMIT_MS = 5_000;
 
@@ -98,11 +100,11 @@ export function startConsumer(argv, output) {
   return { state, ready, exited };
 }
 
-/** SIGTERM, then SIGKILL after STOP_GRACE_MS; how long it took, and the exit summary if any. */
-export async function stopConsumer({ state, exited }) {
+/** SIGTERM, then SIGKILL after graceMs; how long it took, and the exit summary if any. */
+export async function stopConsumer({ state, exited }, graceMs = STOP_GRACE_MS) {
   const asked = performance.now();
   if (!state.exited) state.child.kill('SIGTERM');
-  const timer = setTimeout(() => state.child.kill('SIGKILL'), STOP_GRACE_MS);
+  const timer = setTimeout(() => state.child.kill('SIGKILL'), graceMs);
   const { code, signal } = await exited;
   clearTimeout(timer);
   // "… shown; received=N kernelDrops=N [queueDrops=N]" on stderr at exit (watch: its JSON summary).
@@ -196,7 +198,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
     const end = fstatSync(fd, { bigint: true });
     const received = counted.samples + countSamples(fd, counted.offset, Number(end.size), consumer.samplesPerLine).samples;
     const queueDrops = state.reportedDrops.queue - queueDropsBefore;
-    const stopped = await stopConsumer(started);
+    const stopped = await stopConsumer(started, ctx.nodeArgs?.length ? PROFILED_STOP_GRACE_MS : STOP_GRACE_MS);
     if (cpuAfter === undefined) throw new BenchRunError(`${consumer.name} exited during the run (${stopped.exit}): ${state.stderr.trim()}`);
 
     const kernelDrops = sockets.drops - socketsBefore.drops;

@@ -8,8 +8,11 @@
 //
 //   node run.mjs [--seconds 5] [--rates 2000,10000,30000,unpaced] [--scenarios tc,ovn]
 //                [--consumers NAME,...] [--drain-cap 30] [--idle-seconds 10] [--payload 64]
-//                [--quick] [--tools /lab/tools] [--out /lab/out]
+//                [--quick] [--tools /lab/tools] [--out /lab/out] [--node-args='--cpu-prof ...']
 // Rates are samples/s. --consumers applies to every scenario (default: consumers.mjs).
+// --node-args: node options for every ovn-psample consumer, split at spaces, e.g. to profile it
+// in the guest: --node-args='--cpu-prof --cpu-prof-dir=/lab/out/profiles' (the files come back
+// in .lab/out/profiles; a consumer then gets 60 s to write its profile after SIGTERM).
 // --quick measures only what RESULT needs: ovn at 2000/s, 10000/s and unpaced, c and json+ovn.
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
@@ -43,6 +46,7 @@ const { values: given } = parseArgs({
     quick: { type: 'boolean', default: false },
     tools: { type: 'string' },
     out: { type: 'string' },
+    'node-args': { type: 'string' },
   },
 });
 const options = {
@@ -91,7 +95,8 @@ const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 // Every consumer with --nb/--sb needs the OVN databases, tc scenario included.
 say('== starting Open vSwitch and OVN, building the ovn-kubernetes-shaped node (20-60 s under TCG)');
 const node = startOvnNode(project);
-const ctx = { project, tools: options.tools, northbound: node.northbound, southbound: node.southbound };
+const nodeArgs = options['node-args']?.split(' ').filter((a) => a !== '') ?? [];
+const ctx = { project, tools: options.tools, northbound: node.northbound, southbound: node.southbound, nodeArgs };
 const scenarios = scenarioNames.map((name) =>
   name === 'tc' ? tcScenario({ tools: options.tools, payloadBytes }) : ovnScenario({ tools: options.tools, payloadBytes, node }),
 );
