@@ -16,6 +16,8 @@ export interface ListenOptions extends OvnRemoteOptions {
   source?: string;
   count?: string;
   duration?: string;
+  /** False with --no-enrich: no OVN decoder even where the default OVN sockets exist. */
+  enrich: boolean;
   format: OutputFormat;
 }
 
@@ -74,7 +76,10 @@ export async function listen(
         break;
       }
     }
+    // A batch is already gathered into one string: written at once, not at the end of the turn,
+    // which would cost each hand-off another turn of the event loop.
     output.write(text);
+    output.flush();
   });
   // A failing socket emits `close` and then `error`, in one go.
   let failure: Error | undefined;
@@ -90,7 +95,8 @@ export async function listen(
     const stats = socket.stats();
     writeError(
       `ovn-psample: ${shown} shown; received=${stats.received} kernelDrops=${stats.kernelDrops} ` +
-        `queueDrops=${stats.queueDrops} malformed=${stats.malformed} rejectedSender=${stats.rejectedSender}`,
+        `queueDrops=${stats.queueDrops} malformed=${stats.malformed} rejectedSender=${stats.rejectedSender} ` +
+        `closeDiscards=${stats.closeDiscards}`,
     );
   }
 }
