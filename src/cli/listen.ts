@@ -78,8 +78,7 @@ export async function listen(
     }
     // A batch is already gathered into one string: written at once, not at the end of the turn,
     // which would cost each hand-off another turn of the event loop.
-    output.write(text);
-    output.flush();
+    output.writeNow(text);
   });
   // A failing socket emits `close` and then `error`, in one go.
   let failure: Error | undefined;
