@@ -95,6 +95,7 @@ class Reader final : private DatagramSink {
   bool closing_ = false;
   bool gap_open_ = false;
   Clock::time_point gap_start_;
+  uint64_t window_messages_ = 0;  // messages queued for JavaScript in this delivery interval
   bool drops_unchecked_ = false;  // samples came since SO_MEMINFO was last read
   Clock::time_point next_drop_check_;
 

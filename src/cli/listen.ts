@@ -17,6 +17,8 @@ export interface ListenOptions extends OvnRemoteOptions {
   source?: string;
   count?: string;
   duration?: string;
+  /** False with --no-enrich: no OVN decoder even where the default OVN sockets exist. */
+  enrich: boolean;
   format: OutputFormat;
   dropPrivileges?: string | boolean;
 }
@@ -78,7 +80,9 @@ export async function listen(
         break;
       }
     }
-    output.write(text);
+    // A batch is already gathered into one string: written at once, not at the end of the turn,
+    // which would cost each hand-off another turn of the event loop.
+    output.writeNow(text);
   });
   // A failing socket emits `close` and then `error`, in one go.
   let failure: Error | undefined;
@@ -94,7 +98,8 @@ export async function listen(
     const stats = socket.stats();
     writeError(
       `ovn-psample: ${shown} shown; received=${stats.received} kernelDrops=${stats.kernelDrops} ` +
-        `queueDrops=${stats.queueDrops} malformed=${stats.malformed} rejectedSender=${stats.rejectedSender}`,
+        `queueDrops=${stats.queueDrops} malformed=${stats.malformed} rejectedSender=${stats.rejectedSender} ` +
+        `closeDiscards=${stats.closeDiscards}`,
     );
   }
 }

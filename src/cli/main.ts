@@ -80,9 +80,10 @@ program
   .option('--duration <seconds>', 'exit after this many seconds')
   .option('--nb <remote>', `OVN northbound database: say which ACL and policy each sample hit (default ${DEFAULT_NB_REMOTE} when present)`)
   .option('--sb <remote>', `OVN southbound database, for datapath names and drop samples (default ${DEFAULT_SB_REMOTE} when present)`)
+  .option('--no-enrich', 'do not decode cookies through OVN, even on a node with the default OVN sockets')
   .addOption(formatOption)
   .action(async (options: ListenOptions) => {
-    const decoder = ovnWanted(options) ? await startOvnDecoder(options) : undefined;
+    const decoder = options.enrich && ovnWanted(options) ? await startOvnDecoder(options) : undefined;
     try {
       await listen(
         options,

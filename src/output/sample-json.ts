@@ -6,6 +6,7 @@ import { toHex } from './hex';
 import { member, numberMember } from './json-text';
 import { sharedJson } from './shared-json';
 import { packetJson } from './packet-json';
+import { RepeatedPacket } from './repeated-packet';
 
 function tunnelJson(t: PsampleTunnel): string {
   return JSON.stringify({
@@ -15,6 +16,10 @@ function tunnelJson(t: PsampleTunnel): string {
     erspanOptions: t.erspanOptions && toHex(t.erspanOptions),
   });
 }
+
+// The packet's bytes as hex and its decoded headers as JSON: the same for the samples of one
+// packet at several stages.
+const repeated = new RepeatedPacket((data, proto) => ({ hex: toHex(data), packet: packetJson(decodePacket(data, proto)) }));
 
 function bigintMember(name: string, value: bigint | undefined): string {
   return value === undefined ? '' : `,"${name}":"${value}"`;
@@ -35,6 +40,7 @@ export function sampleJson(message: PsampleMessage, event?: OvnSampleEvent): str
     ids = `,"obsDomainId":${domain},"obsPointId":${readCookieId(cookie, 4)},"ovn":{"appId":${domain >>> 24},"datapathKey":${domain & 0xffffff}}`;
   }
   const tunnel = message.tunnel;
+  const { hex, packet } = repeated.of(message.data, message.proto);
   return (
     `{"command":"${command}","group":${message.group},"groupSeq":${message.groupSeq},"iifindex":${message.iifindex}` +
     numberMember('oifindex', message.oifindex) +
@@ -43,13 +49,13 @@ export function sampleJson(message: PsampleMessage, event?: OvnSampleEvent): str
     bigintMember('latencyNs', message.latencyNs) +
     numberMember('outTc', message.outTc) +
     bigintMember('outTcOcc', message.outTcOcc) +
-    `,"proto":${message.proto},"data":"${toHex(message.data)}"` +
+    `,"proto":${message.proto},"data":"${hex}"` +
     member('userCookie', cookie === undefined ? undefined : `"${toHex(cookie)}"`) +
     numberMember('groupRefcount', message.groupRefcount) +
     member('tunnel', tunnel === undefined ? undefined : tunnelJson(tunnel)) +
     numberMember('nsid', message.nsid) +
     ids +
-    member('packet', command === 'sample' ? packetJson(decodePacket(message.data, message.proto)) : undefined) +
+    member('packet', command === 'sample' ? packet : undefined) +
     member('event', event === undefined ? undefined : sharedJson(event)) +
     '}'
   );

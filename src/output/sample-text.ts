@@ -3,6 +3,10 @@ import { decodePacket } from '../packet/decode';
 import { describePacket } from '../packet/describe';
 import type { PsampleMessage } from '../psample/types';
 import { toHex } from './hex';
+import { RepeatedPacket } from './repeated-packet';
+
+// The packet's description: the same for the samples of one packet at several stages.
+const repeated = new RepeatedPacket((data, proto) => describePacket(decodePacket(data, proto)));
 
 /** One human line per message: where it was sampled, the cookie, and the packet. */
 export function sampleText(message: PsampleMessage): string {
@@ -20,6 +24,6 @@ export function sampleText(message: PsampleMessage): string {
   } else if (message.userCookie) {
     parts.push(`cookie=${toHex(message.userCookie)}`);
   }
-  parts.push(describePacket(decodePacket(message.data, message.proto)));
+  parts.push(repeated.of(message.data, message.proto));
   return parts.join(' ');
 }

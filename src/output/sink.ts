@@ -60,13 +60,25 @@ export class BufferedOutput {
     }
   }
 
+  /** Writes `chunk`, after what is buffered, at once: for a caller that gathers a batch into one chunk itself. */
+  writeNow(chunk: string | Uint8Array): void {
+    if (this.broken) return;
+    this.parts.push(chunk);
+    this.flush();
+  }
+
   flush(): void {
     this.scheduled = false;
     if (this.parts.length === 0 || this.broken) return;
     const parts = this.parts;
     this.parts = [];
     this.bytes = 0;
-    const data = parts.every((part) => typeof part === 'string') ? parts.join('') : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+    const data =
+      parts.length === 1
+        ? parts[0]!
+        : parts.every((part) => typeof part === 'string')
+          ? parts.join('')
+          : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
     if (this.fd !== undefined) {
       const buffer = typeof data === 'string' ? Buffer.from(data) : data;
       for (let offset = 0; offset < buffer.length; ) offset += writeSync(this.fd, buffer, offset);

@@ -16,6 +16,10 @@ import type { OpenPsampleOptions, PrivilegeDropReport, PsampleDropEvent, Psample
 // beyond that the native queue fills and then counts drops, rather than memory growing unbounded.
 const ITERATOR_HIGH_WATER = 65_536;
 const ITERATOR_LOW_WATER = 16_384;
+// One turn of the event loop delivers for about this long at most, then yields and goes on at
+// the next: a backlog (a burst the listeners could not keep up with) must not keep signals,
+// timers and I/O waiting until all of it is delivered.
+const TURN_BUDGET_MS = 10;
 
 const DROP_KINDS = [
   ['kernel', STAT.kernelDrops],
@@ -39,9 +43,11 @@ export interface PsampleSocketEvents {
 
 /**
  * A live psample subscription. A dedicated native thread keeps draining the kernel socket into a
- * bounded queue while JavaScript is busy, and hands over what arrived within about a millisecond
- * as one batch; this object delivers the batches (`batch`) and their messages (`sample`, `group`,
- * the async iterator) on the JavaScript thread, as PsampleSamples that decode fields on access.
+ * bounded queue while JavaScript is busy, and hands over what arrived within one delivery
+ * interval (1 ms at high rates, up to 10 ms at low ones) as one batch; this object delivers the
+ * batches (`batch`) and their messages (`sample`, `group`, the async iterator) on the JavaScript
+ * thread, as PsampleSamples that decode fields on access, about 10 ms of listener work per turn
+ * of the event loop.
  *
  * Backpressure: while any async iterator holds more than 65,536 unread samples, delivery pauses
  * for everyone (listeners included), the native queue fills and then counts drops. An iterator
@@ -62,6 +68,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   #info: NativeReaderInfo;
   #closed = false;
   #paused = false;
+  #resumeScheduled = false;
   #received = 0;
   // Filled by take() and stats(); #reported holds the totals the events have announced.
   readonly #stats = statValues();
@@ -172,16 +179,19 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     if (!this.#paused) return;
     for (const iterator of this.#iterators) if (iterator.pending > ITERATOR_LOW_WATER) return;
     this.#paused = false;
-    setImmediate(this.#onReadable);
+    this.#resume();
   }
 
   readonly #onAbort = (): void => this.close();
 
   // Called by the reader thread (through a thread-safe function) when batches or new counts
-  // wait, and again on the next turn of the event loop after a listener threw.
+  // wait, and on a later turn of the event loop when some of what was taken is not delivered
+  // yet (the turn's budget ran out, or a listener threw). What was taken is delivered before more
+  // is taken, so a backlog waits in the reader's bounded queue, not in JavaScript's memory.
   readonly #onReadable = (): void => {
     if (this.#closed || this.#paused) return;
-    this.#deliveries.add(this.#native.take(this.#stats));
+    const takes = this.#deliveries.batch === undefined;
+    if (takes) this.#deliveries.add(this.#native.take(this.#stats));
     this.#deliver();
     if (this.#closed) return;
     const failure = this.#stats[STAT.failureErrno]!;
@@ -191,15 +201,29 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     for (const iterator of this.#iterators) {
       if (iterator.pending > ITERATOR_HIGH_WATER) this.#paused = true;
     }
+    // Without a take() the reader thread's notification stays spent: the next turn takes.
+    if (this.#deliveries.batch !== undefined || !takes) this.#resume();
   };
+
+  // The rest on the next turn of the event loop (once, however many ask).
+  #resume(): void {
+    if (this.#resumeScheduled) return;
+    this.#resumeScheduled = true;
+    setImmediate(() => {
+      this.#resumeScheduled = false;
+      this.#onReadable();
+    });
+  }
 
   // An exception in a listener goes where Node sends one from any event source: the addon
   // raises it as 'uncaughtException' (see CallJs in native/addon.cc). If the process survives
   // it, the rest of the batch follows on the next turn of the event loop, in order.
   #deliver(): void {
     const deliveries = this.#deliveries;
+    const deadline = performance.now() + TURN_BUDGET_MS;
     try {
       for (let batch = deliveries.batch; batch !== undefined; batch = deliveries.batch) {
+        if (performance.now() > deadline) return;
         if (!deliveries.announced && this.listenerCount('batch') > 0) {
           // Counted before the listener runs: a listener that throws or closes the socket had them.
           deliveries.announced = true;
@@ -222,7 +246,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
         deliveries.endBatch();
       }
     } catch (error) {
-      if (!this.#closed) setImmediate(this.#onReadable);
+      if (!this.#closed) this.#resume();
       throw error;
     }
   }

@@ -4,7 +4,7 @@ import { encodePsample, openPsample, type PsampleBatch, type PsampleDropEvent, t
 import { dist, runNodeScript } from '../support/child';
 import { fileNetns } from '../support/netns';
 import { settle, waitFor } from '../support/receive';
-import { blockThread, sendFromWorker } from '../support/worker-sender';
+import { blockThread, sendFromWorker, sendWhileBlocked } from '../support/worker-sender';
 
 // The `batch` event: what the reader thread hands over at once, for consumers that process in bulk.
 const GROUP = 11;
@@ -40,6 +40,25 @@ it('a burst comes in batches that hold many samples each, every sample once, in 
   // a message here is a 88-byte record and its 1,000 data bytes, padded to 8
   expect(Math.max(...sizes)).toBeLessThanOrEqual(64 * 1024 + 1096);
   expect(socket.stats()).toMatchObject({ received: sent, kernelDrops: 0, queueDrops: 0 });
+});
+
+it('a backlog is delivered a few batches per turn of the event loop: what waits for a turn (a signal, a timer) runs before its end, nothing is lost', async () => {
+  socket = openPsample({ netns: ns.name, source });
+  let delivered = 0;
+  let deliveredWhenATurnCame: number | undefined;
+  socket.on('batch', (batch) => {
+    if (delivered === 0) setImmediate(() => (deliveredWhenATurnCame = delivered));
+    delivered += batch.length;
+    blockThread(2); // a slow consumer: the backlog takes longer than a turn's budget
+  });
+  const { sent } = sendWhileBlocked(ns.name, GROUP, burst(20_000));
+  // Still without a turn of the event loop: the whole backlog reaches the reader's queue first.
+  for (const limit = Date.now() + 10_000; socket.stats().queued < sent && Date.now() < limit; ) blockThread(5);
+  expect(socket.stats().queued).toBe(sent);
+  await waitFor(() => delivered === sent, 20_000, 'all samples');
+  expect(deliveredWhenATurnCame).toBeGreaterThan(0);
+  expect(deliveredWhenATurnCame).toBeLessThan(sent);
+  expect(socket.stats()).toMatchObject({ received: sent, kernelDrops: 0, queueDrops: 0, closeDiscards: 0 });
 });
 
 it('batch comes before its samples one by one, to listeners and iterators alike', async () => {

@@ -10,6 +10,8 @@ export interface CliRun {
   exited: Promise<number | null>;
   stdout(): string;
   stderr(): string;
+  /** Sends the process a signal. */
+  kill(signal: NodeJS.Signals): void;
 }
 
 /** Runs the built ovn-psample CLI and collects what it prints. */
@@ -25,5 +27,5 @@ export function runCli(args: readonly string[]): CliRun {
     }),
   );
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { listening, exited, stdout: () => stdout, stderr: () => stderr };
+  return { listening, exited, stdout: () => stdout, stderr: () => stderr, kill: (signal) => child.kill(signal) };
 }

@@ -4,6 +4,7 @@ import { createInjector, encodePsample } from '../../src/index';
 import { runCli } from '../support/cli';
 import { hostHasPsample } from '../support/host-kernel';
 import { fileNetns } from '../support/netns';
+import { waitFor } from '../support/receive';
 
 const GROUP = 9;
 const ns = fileNetns('ovnps-cli-listen');
@@ -22,6 +23,40 @@ it('listen streams live samples as JSON lines, stops after --count and reports t
   expect(lines.map((l) => l.groupSeq)).toEqual([0, 1, 2]);
   expect(lines[0]).toMatchObject({ group: 10, obsDomainId: 0x02000005, obsPointId: 100, ovn: { appId: 2, datapathKey: 5 } });
   expect(run.stderr()).toMatch(/3 shown; received=3 kernelDrops=0 queueDrops=0 malformed=0/);
+});
+
+it('SIGTERM stops listen in the middle of a backlog, with its summary, and every sample is accounted for', async () => {
+  const backlog = 40_000;
+  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--rcvbuf', String(128 << 20)]);
+  await run.listening;
+  // The whole burst waits in the socket while listen is stopped; it is all there when it goes on.
+  run.kill('SIGSTOP');
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
+  for (let seq = 0; seq < backlog; seq++) injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800 }));
+  injector.close();
+  run.kill('SIGCONT');
+  await waitFor(() => run.stdout().length > 0, 10_000, 'the first samples');
+  run.kill('SIGTERM');
+  expect(await run.exited).toBe(0);
+  const summary = /(\d+) shown; received=(\d+) kernelDrops=(\d+) queueDrops=(\d+) .* closeDiscards=(\d+)/.exec(run.stderr());
+  expect(summary).not.toBeNull();
+  const [shown, received, kernelDrops, queueDrops, closeDiscards] = summary!.slice(1).map(Number);
+  expect(shown).toBe(received);
+  expect(shown).toBeLessThan(backlog);
+  expect(received! + kernelDrops! + queueDrops! + closeDiscards!).toBe(backlog);
+  expect(run.stdout().split('\n').length - 1).toBe(shown);
+});
+
+it('listen --no-enrich attaches no OVN decoder: it does not even try the database it was given', async () => {
+  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--count', '1', '--nb', 'unix:/nonexistent/ovnnb_db.sock', '--no-enrich']);
+  await run.listening;
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
+  injector.send(encodePsample({ group: 10, groupSeq: 0, proto: 0x800, userCookie: Uint8Array.from(Buffer.from('0200000500000064', 'hex')) }));
+  injector.close();
+  expect(await run.exited).toBe(0);
+  const line = JSON.parse(run.stdout()) as Record<string, unknown>;
+  expect(line).toMatchObject({ obsDomainId: 0x02000005, obsPointId: 100 });
+  expect(line).not.toHaveProperty('event');
 });
 
 it.skipIf(hostHasPsample)('listen fails with the typed, actionable error where the kernel has no psample', async () => {

@@ -136,6 +136,42 @@ describe('sampleJson', () => {
   });
 });
 
+describe('sampleJson of samples that repeat a packet (one packet sampled at several stages)', () => {
+  const frame = craftedFrames.find((f) => f.bytes.byteLength > 40)!.bytes;
+  const base = { ...everyAttributeSample, tunnel: undefined, proto: 0x0800, data: frame } as PsampleMessage;
+  const flipped = (at: number): Uint8Array => {
+    const bytes = frame.slice();
+    bytes[at]! ^= 0xff;
+    return bytes;
+  };
+  const variants: PsampleMessage[] = [
+    base,
+    { ...base, proto: 0x86dd },
+    { ...base, data: flipped(0) },
+    { ...base, data: flipped(frame.byteLength - 1) },
+    { ...base, data: frame.subarray(0, frame.byteLength - 1) },
+    { ...base, data: new Uint8Array([...frame, 0]) },
+    { ...base, command: 'new-group' },
+  ];
+
+  it('writes each as JSON.stringify did, in any order, the same bytes repeated or nearly (other proto, one byte changed, shorter, longer)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...variants), { minLength: 1, maxLength: 12 }), (sequence) => {
+        for (const message of delivered(sequence)) expect(sampleJson(message, event)).toBe(reference(message, event));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('does not answer from the bytes it saw when the buffer they were in now holds others', () => {
+    const data = frame.slice();
+    const message = { ...base, data };
+    expect(sampleJson(message)).toBe(reference(message));
+    data.set(flipped(frame.byteLength - 1));
+    expect(sampleJson(message)).toBe(reference(message));
+  });
+});
+
 describe('packetJson', () => {
   const frames = [...craftedFrames, ...capturedFrames()];
 

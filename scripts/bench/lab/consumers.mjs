@@ -20,16 +20,16 @@ function withoutOvnSockets(argv) {
 }
 
 function listen(ctx, ...args) {
-  return [process.execPath, join(ctx.project, 'dist', 'cli', 'main.js'), 'listen', '--group', String(ctx.group), ...args];
+  return [process.execPath, ...ctx.nodeArgs, join(ctx.project, 'dist', 'cli', 'main.js'), 'listen', '--group', String(ctx.group), ...args];
 }
 
 // What an operator runs: samples of one packet grouped into one event, pods named, logs as JSON.
 function watch(ctx) {
-  return [process.execPath, join(ctx.project, 'dist', 'cli', 'main.js'), 'watch', '--group', String(ctx.group), '--format', 'json',
+  return [process.execPath, ...ctx.nodeArgs, join(ctx.project, 'dist', 'cli', 'main.js'), 'watch', '--group', String(ctx.group), '--format', 'json',
     '--nb', ctx.northbound, '--sb', ctx.southbound, '--log-format', 'json'];
 }
 
-/** ctx: { group, project, tools, northbound, southbound } */
+/** ctx: { group, project, tools, northbound, southbound, nodeArgs (node options for ovn-psample) } */
 export const CONSUMERS = [
   {
     name: 'c',

@@ -26,8 +26,13 @@ const IDLE_CPU_SHARE = 0.1;
 const IDLE_MS = 1_000;
 // A consumer gets this long to exit after SIGTERM before SIGKILL; its figures are taken already.
 const STOP_GRACE_MS = 1_000;
+// With node options (a profiler) the consumer writes its profile as it exits.
+const PROFILED_STOP_GRACE_MS = 60_000;
 const WARMUP_SETTLE_MS = 300;
 const WARMUP_LIMIT_MS = 5_000;
+// A warm-up burst is printed before the measured one starts: still this long, at most the drain cap.
+const WARMUP_BURST_SETTLE_MS = 1_000;
+const WARMUP_BURST_RATE_UNPACED = 10_000;
 
 export class BenchRunError extends Error {
   constructor(message) {
@@ -98,11 +103,11 @@ export function startConsumer(argv, output) {
   return { state, ready, exited };
 }
 
-/** SIGTERM, then SIGKILL after STOP_GRACE_MS; how long it took, and the exit summary if any. */
-export async function stopConsumer({ state, exited }) {
+/** SIGTERM, then SIGKILL after graceMs; how long it took, and the exit summary if any. */
+export async function stopConsumer({ state, exited }, graceMs = STOP_GRACE_MS) {
   const asked = performance.now();
   if (!state.exited) state.child.kill('SIGTERM');
-  const timer = setTimeout(() => state.child.kill('SIGKILL'), STOP_GRACE_MS);
+  const timer = setTimeout(() => state.child.kill('SIGKILL'), graceMs);
   const { code, signal } = await exited;
   clearTimeout(timer);
   // "… shown; received=N kernelDrops=N [queueDrops=N]" on stderr at exit (watch: its JSON summary).
@@ -116,12 +121,12 @@ export async function stopConsumer({ state, exited }) {
   };
 }
 
-/** Waits until OUTPUT has not grown for WARMUP_SETTLE_MS (the warm-up's samples are printed). */
-async function settled(fd) {
+/** Waits until OUTPUT has not grown for settleMs (the warm-up's samples are printed). */
+async function settled(fd, settleMs = WARMUP_SETTLE_MS, limitMs = WARMUP_LIMIT_MS) {
   let size = fstatSync(fd).size;
-  const limit = Date.now() + WARMUP_LIMIT_MS;
+  const limit = Date.now() + limitMs;
   for (;;) {
-    await sleep(WARMUP_SETTLE_MS);
+    await sleep(settleMs);
     const now = fstatSync(fd).size;
     if (now === size || Date.now() > limit) return now;
     size = now;
@@ -134,16 +139,21 @@ async function settled(fd) {
  * the end: lost inside the consumer or still queued at the cap), loss, cpuSeconds,
  * cpuPerSampleUs (and threadCpuPerSampleUs: main, psample-reader, other), peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates.
  */
-export async function measureRun({ consumer, ctx, scenario, rate, seconds, drainCapSeconds, output }) {
+export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmupSeconds = 0, drainCapSeconds, output }) {
   const argv = consumer.argv(ctx);
   const started = startConsumer(argv, output);
   const { state } = started;
   const fd = openSync(output, 'r');
+  const packetRateOf = (samplesPerSecond) => (samplesPerSecond === 0 ? 0 : Math.max(1, Math.round(samplesPerSecond / scenario.samplesPerPacket)));
   try {
     await started.ready;
     const pid = state.child.pid;
     await scenario.warmup();
-    const offset = await settled(fd);
+    let offset = await settled(fd);
+    if (warmupSeconds > 0) {
+      await scenario.flood(['--seconds', String(warmupSeconds), '--rate', String(packetRateOf(rate || WARMUP_BURST_RATE_UNPACED))]);
+      offset = await settled(fd, WARMUP_BURST_SETTLE_MS, drainCapSeconds * 1000);
+    }
 
     const counterBefore = scenario.generatedCounter();
     const socketsBefore = netlinkSockets(pid);
@@ -151,7 +161,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
     const cpuBefore = cpuNs(pid);
     const threadsBefore = threadCpuNs(pid);
     if (socketsBefore === undefined || cpuBefore === undefined) throw new BenchRunError(`${consumer.name} exited before the burst: ${state.stderr.trim()}`);
-    const packetRate = rate === 0 ? 0 : Math.max(1, Math.round(rate / scenario.samplesPerPacket));
+    const packetRate = packetRateOf(rate);
     const burst = await scenario.flood(['--seconds', String(seconds), '--rate', String(packetRate)]);
     const generated = scenario.generatedBetween(counterBefore, scenario.generatedCounter());
     if (generated === 0) throw new BenchSetupError(`${scenario.nothingGenerated} (udp-flood: ${JSON.stringify(burst)})`);
@@ -196,7 +206,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, drain
     const end = fstatSync(fd, { bigint: true });
     const received = counted.samples + countSamples(fd, counted.offset, Number(end.size), consumer.samplesPerLine).samples;
     const queueDrops = state.reportedDrops.queue - queueDropsBefore;
-    const stopped = await stopConsumer(started);
+    const stopped = await stopConsumer(started, ctx.nodeArgs?.length ? PROFILED_STOP_GRACE_MS : STOP_GRACE_MS);
     if (cpuAfter === undefined) throw new BenchRunError(`${consumer.name} exited during the run (${stopped.exit}): ${state.stderr.trim()}`);
 
     const kernelDrops = sockets.drops - socketsBefore.drops;

@@ -8,8 +8,14 @@
 //
 //   node run.mjs [--seconds 5] [--rates 2000,10000,30000,unpaced] [--scenarios tc,ovn]
 //                [--consumers NAME,...] [--drain-cap 30] [--idle-seconds 10] [--payload 64]
-//                [--quick] [--tools /lab/tools] [--out /lab/out]
+//                [--warmup-seconds 0] [--quick] [--tools /lab/tools] [--out /lab/out] [--node-args='--cpu-prof ...']
 // Rates are samples/s. --consumers applies to every scenario (default: consumers.mjs).
+// --warmup-seconds: before each measured burst, a burst this long at the same rate (10,000/s for
+// unpaced runs), printed and left out, for the steady state of a long-running consumer (V8's
+// optimizing compiler has compiled the hot path); 0, the default, measures from a cold start.
+// --node-args: node options for every ovn-psample consumer, split at spaces, e.g. to profile it
+// in the guest: --node-args='--cpu-prof --cpu-prof-dir=/lab/out/profiles' (the files come back
+// in .lab/out/profiles; a consumer then gets 60 s to write its profile after SIGTERM).
 // --quick measures only what RESULT needs: ovn at 2000/s, 10000/s and unpaced, c and json+ovn.
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
@@ -38,11 +44,13 @@ const { values: given } = parseArgs({
     scenarios: { type: 'string' },
     consumers: { type: 'string' },
     'drain-cap': { type: 'string' },
+    'warmup-seconds': { type: 'string' },
     'idle-seconds': { type: 'string' },
     payload: { type: 'string' },
     quick: { type: 'boolean', default: false },
     tools: { type: 'string' },
     out: { type: 'string' },
+    'node-args': { type: 'string' },
   },
 });
 const options = {
@@ -52,6 +60,7 @@ const options = {
   consumers: given.quick ? `${REFERENCE_CONSUMER},${HEADLINE_CONSUMER}` : undefined,
   // Long enough for today's listen --nb --sb to drain a 5 s burst at 10,000/s on a busy host.
   'drain-cap': '30',
+  'warmup-seconds': '0',
   'idle-seconds': '10',
   payload: '64',
   tools: '/lab/tools',
@@ -67,6 +76,7 @@ function positive(name, text, { allowZero = false } = {}) {
 
 const seconds = positive('seconds', options.seconds);
 const drainCapSeconds = positive('drain-cap', options['drain-cap']);
+const warmupSeconds = positive('warmup-seconds', options['warmup-seconds'], { allowZero: true });
 const idleSeconds = positive('idle-seconds', options['idle-seconds'], { allowZero: true });
 const payloadBytes = positive('payload', options.payload);
 const rates = options.rates.split(',').map((r) => (r === 'unpaced' ? 0 : positive('rates', r)));
@@ -91,14 +101,15 @@ const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 // Every consumer with --nb/--sb needs the OVN databases, tc scenario included.
 say('== starting Open vSwitch and OVN, building the ovn-kubernetes-shaped node (20-60 s under TCG)');
 const node = startOvnNode(project);
-const ctx = { project, tools: options.tools, northbound: node.northbound, southbound: node.southbound };
+const nodeArgs = options['node-args']?.split(' ').filter((a) => a !== '') ?? [];
+const ctx = { project, tools: options.tools, northbound: node.northbound, southbound: node.southbound, nodeArgs };
 const scenarios = scenarioNames.map((name) =>
   name === 'tc' ? tcScenario({ tools: options.tools, payloadBytes }) : ovnScenario({ tools: options.tools, payloadBytes, node }),
 );
 
 const header = [
   `ovn-psample lab benchmark: kernel ${release()}, ${cpus().length} vCPUs, node ${process.version}; ` +
-    `${seconds} s per burst, drain cap ${drainCapSeconds} s after it, offered ${rates.map(rateLabel).join(', ')}`,
+    `${seconds} s per burst${warmupSeconds > 0 ? ` after a ${warmupSeconds} s warm-up burst` : ', consumers cold'}, drain cap ${drainCapSeconds} s after it, offered ${rates.map(rateLabel).join(', ')}`,
   ...scenarios.map((s) => `  ${s.describe}`),
   ...consumers.map((c) => `  ${c.name.padEnd(9)} ${c.title}`),
   '  CPU: all threads, from /proc, burst start to the last sample printed; loss: (generated - received) / generated, ' +
@@ -119,7 +130,7 @@ for (const scenario of scenarios) {
       const output = `/tmp/bench-${scenario.name}-${consumer.name.replace(/\W/g, '_')}.out`;
       let measured;
       try {
-        measured = { ...base, ...(await measureRun({ consumer, ctx: { ...ctx, group: scenario.group }, scenario, rate, seconds, drainCapSeconds, output })) };
+        measured = { ...base, ...(await measureRun({ consumer, ctx: { ...ctx, group: scenario.group }, scenario, rate, seconds, warmupSeconds, drainCapSeconds, output })) };
       } catch (error) {
         if (error instanceof BenchSetupError) throw error;
         measured = { ...base, error: error.message };
@@ -148,7 +159,7 @@ const report = [
 ];
 // What made the OVN samples, for whoever wonders why one packet is several samples.
 writeFileSync(join(options.out, 'datapath-flows.txt'), run('ovs-dpctl', ['dump-flows', '-m']));
-writeFileSync(join(options.out, 'bench.json'), `${JSON.stringify({ kernel: release(), node: process.version, seconds, drainCapSeconds, payloadBytes, runs, idle, result }, null, 1)}\n`);
+writeFileSync(join(options.out, 'bench.json'), `${JSON.stringify({ kernel: release(), node: process.version, seconds, warmupSeconds, drainCapSeconds, payloadBytes, runs, idle, result }, null, 1)}\n`);
 writeFileSync(join(options.out, 'bench-report.txt'), `${report.join('\n')}\n`);
 say(`== done in ${elapsed()}`);
 report.slice(header.length + notes.length).forEach((l) => say(l));
