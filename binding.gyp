@@ -7,6 +7,7 @@
         "native/addon.cc",
         "native/datagram_policy.cc",
         "native/every_thread.cc",
+        "native/family_follow.cc",
         "native/genl_family.cc",
         "native/group_filter.cc",
         "native/injector.cc",

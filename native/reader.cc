@@ -1,5 +1,7 @@
 #include "reader.h"
 
+#include "delivery_pace.h"
+
 #include <linux/netlink.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,19 +26,6 @@ namespace {
 // A psample message is bounded by its 16-bit DATA attribute: 64 KiB plus the other attributes.
 constexpr size_t kSlotBytes = 68 * 1024;
 constexpr unsigned kSlots = 64;
-// While samples flow, the reader thread reads the socket once per interval rather than once per
-// sample, and hands JavaScript what the interval brought in one batch: one wake-up of each
-// thread per interval, whatever the rate. A hand-off costs both threads a fixed amount (wake-ups,
-// the thread-safe call, one write of the output), which dominates when a batch holds a few
-// messages; so the interval is as long as it takes to gather about kBatchMessages at the rate
-// samples come, between these bounds: 1 ms, the added latency at 8,000/s and above; 10 ms, the
-// most a sample waits at low rates. The rate follows a rise at once and a fall over about
-// kRateSmoothing intervals: a thin interval (a sender's hiccup, a late wake-up) must not stretch
-// the next ones at a rate that needs 1 ms.
-constexpr auto kMinDeliveryInterval = std::chrono::microseconds(1000);
-constexpr auto kMaxDeliveryInterval = std::chrono::microseconds(10000);
-constexpr double kBatchMessages = 8;
-constexpr double kRateSmoothing = 8;
 // A batch is handed over early once it reaches this size: a sample JavaScript keeps keeps its
 // whole batch's buffer alive, so this (plus one message) bounds what one kept sample can hold,
 // as the size of a stream's chunks does.
@@ -183,27 +172,6 @@ int wait_readable(int fd, int also, const Clock::time_point* deadline, short& fd
   return n;
 }
 
-// The delivery interval, from the rate the reads see.
-class DeliveryPace {
- public:
-  Clock::duration interval() const { return interval_; }
-
-  // `messages` came in `elapsed`, since the previous read.
-  void observe(uint64_t messages, Clock::duration elapsed) {
-    const double seconds = std::chrono::duration<double>(elapsed).count();
-    if (messages == 0 || seconds <= 0) return;  // only foreign or control datagrams: no news of the rate
-    const double rate = static_cast<double>(messages) / seconds;
-    // A rise shortens the interval at once; a fall lengthens it only if it lasts.
-    rate_ = rate >= rate_ ? rate : rate_ + (rate - rate_) / kRateSmoothing;
-    const auto wanted = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kBatchMessages / rate_));
-    interval_ = std::clamp<Clock::duration>(wanted, kMinDeliveryInterval, kMaxDeliveryInterval);
-  }
-
- private:
-  double rate_ = 0;  // messages per second, smoothed
-  Clock::duration interval_ = kMinDeliveryInterval;
-};
-
 }  // namespace
 
 // Two modes. Idle: sleep until the socket is readable (an idle socket costs nothing). Flowing:
@@ -308,64 +276,6 @@ void Reader::handle_datagram(const Datagram& datagram) {
 void Reader::appended() {
   window_messages_++;
   if (building_->size() >= kBatchBytes) flush();
-}
-
-// The kernel drops a family's group memberships when the family is unregistered (psample module
-// unloaded, Open vSwitch upgrade), and registering it again may give it a new family id and new
-// group ids: without following it, the socket would never hear a sample again.
-void Reader::handle_controller(const uint8_t* message, size_t len) {
-  FamilyInfo family;
-  const FamilyEvent event = parse_family_event(message, len, family);
-  if (event == FamilyEvent::kOther || family.name != "psample") return;
-  if (event == FamilyEvent::kUnregistered)
-    open_gap();
-  else
-    follow_family(family);
-}
-
-void Reader::open_gap() {
-  if (gap_open_) return;
-  gap_open_ = true;
-  gap_start_ = std::chrono::steady_clock::now();
-  counting_[kFamilyGaps]++;
-}
-
-void Reader::follow_family(const FamilyInfo& family) {
-  // A registration whose unregistration was missed (dropped with a full receive buffer) still
-  // cost the membership; one that changes nothing (a duplicate) did not.
-  const bool lost = gap_open_ || family.id != socket_.family_id || !in_packets_group(socket_);
-  OpenedSocket followed = socket_;
-  if (const int err = follow_psample_family(options_, family, followed); err != 0) {
-    fail(err);
-    return;
-  }
-  std::lock_guard<std::mutex> lock(mutex_);
-  socket_ = followed;
-  if (!lost) return;
-  if (gap_open_) {
-    last_gap_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - gap_start_).count();
-  } else {
-    last_gap_ms_ = -1;
-    counting_[kFamilyGaps]++;
-  }
-  gap_open_ = false;
-  counting_[kRejoins]++;
-}
-
-// A full receive buffer can swallow psample's unregistration and its registration both: the
-// membership is then gone and no notification will ever say so. After the kernel dropped
-// messages, the membership itself is checked, and the family asked for when it is gone.
-void Reader::verify_membership() {
-  if (options_.protocol != SourceProtocol::kKernelPsample || closing_) return;
-  if (!gap_open_ && in_packets_group(socket_)) return;
-  FamilyInfo family;
-  const int err = lookup_psample_family(family);
-  if (err == ENOENT)
-    open_gap();  // its registration, when it comes, is a notification again
-  else if (err == 0)
-    follow_family(family);
-  else
-    fail(err);
 }
 
 // Queues the batch being built, if any, and publishes every count but the kernel's drops.
