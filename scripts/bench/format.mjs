@@ -6,20 +6,23 @@
 // like the decoder's (frozen, one per cookie, ~1 KB of JSON with a non-ASCII name), are
 // formatted the way listen did before (one string per batch, then UTF-8 encoded as the write
 // does) and with SampleJsonWriter (one Buffer per batch), in alternating rounds because other
-// work shares the machine; medians are compared. Both must produce the same bytes.
+// work shares the machine, each after a full garbage collection; medians are compared. Both
+// must produce the same bytes.
 // The last line is the verdict:
 //   RESULT ratio=<writer/string ns> string_ns=<ns per sample> writer_ns=<ns per sample>
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { median } from './lib/percentiles.mjs';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: options } = parseArgs({
   options: {
     dist: { type: 'string', default: join(projectRoot, 'dist') },
-    rounds: { type: 'string', default: '9' },
+    rounds: { type: 'string', default: '21' },
   },
 });
 const rounds = Number(options.rounds);
@@ -32,7 +35,7 @@ const { SampleJsonWriter } = await load('output/sample-json-writer.js');
 const { readCookieId } = await load('ovn/cookie.js');
 
 const BATCH_SAMPLES = 64;
-const BATCHES = 2_000;
+const BATCHES = 500;
 const fixture = (name) => Buffer.from(readFileSync(join(projectRoot, 'test', 'fixtures', 'psample', `${name}.hex`), 'utf8').trim(), 'hex');
 const captures = [fixture('ovs-1'), fixture('ovs-2')];
 const messages = [];
@@ -102,7 +105,13 @@ for (const sample of batch) writer.append(sample, describe(sample));
 if (!writer.take().equals(Buffer.from(text))) throw new Error('the writer wrote other bytes than the strings');
 console.log(`${BATCH_SAMPLES} samples a batch, ${(Buffer.byteLength(text) / BATCH_SAMPLES).toFixed(0)} bytes a line`);
 
+// Each round starts with an empty young generation: the garbage of one way must not be
+// collected in the other's time.
+setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc');
+
 function time(run) {
+  collectGarbage();
   const started = process.hrtime.bigint();
   const bytes = run();
   if (bytes === 0) throw new Error('nothing written');
