@@ -19,7 +19,7 @@ function tunnelJson(t: PsampleTunnel): string {
 
 /**
  * What a line says of a packet's bytes: the same for the samples of one packet at several
- * stages. `hexBytes` and `packetMember` are the pieces as bytes, encoded for the byte writer
+ * stages. `hexBytes` and `packetMemberBytes` are the pieces as bytes, encoded for the byte writer
  * the first time it copies them.
  */
 export interface PacketPieces {
