@@ -1,3 +1,4 @@
+import { SampleJsonWriter } from '../output/sample-json-writer';
 import { BufferedOutput, type OutputTarget } from '../output/sink';
 import type { PsampleSample } from '../psample/sample';
 import { openPsample } from '../psample/socket';
@@ -46,7 +47,8 @@ export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions 
 /**
  * Streams live samples until --count samples, --duration seconds, SIGINT/SIGTERM, or the reader
  * of the output going away; then prints the loss accounting to stderr, so an operator sees what
- * was not shown. Each batch of samples is formatted into one string and written at once.
+ * was not shown. Each batch of samples is formatted into one chunk (JSON: bytes, copying what
+ * repeats across samples; text: one string) and written at once.
  */
 export async function listen(
   options: ListenOptions,
@@ -70,19 +72,21 @@ export async function listen(
   writeError(`ovn-psample: listening (netlink family ${socket.familyId}, multicast group ${socket.groupId})`);
   socket.on('drop', (drop) => writeError(`ovn-psample: ${drop.count} ${drop.kind} drop(s), ${drop.total} in all`));
   let shown = 0;
+  const json = format === 'json' ? new SampleJsonWriter() : undefined;
   socket.on('batch', (batch) => {
     let text = '';
     for (const sample of batch) {
       if (sample.command !== 'sample') continue;
-      text += `${formatSample(sample, format, describe?.(sample))}\n`;
+      if (json !== undefined) json.append(sample, describe?.(sample));
+      else text += `${formatSample(sample, format, describe?.(sample))}\n`;
       if (++shown >= limit) {
         stop();
         break;
       }
     }
-    // A batch is already gathered into one string: written at once, not at the end of the turn,
+    // A batch is already gathered into one chunk: written at once, not at the end of the turn,
     // which would cost each hand-off another turn of the event loop.
-    output.writeNow(text);
+    output.writeNow(json !== undefined ? json.take() : text);
   });
   // A failing socket emits `close` and then `error`, in one go.
   let failure: Error | undefined;

@@ -2,6 +2,7 @@
 // events, one per cookie; the pod directory's endpoints; the datapath infos) is written as JSON
 // once per object.
 const written = new WeakMap<object, string>();
+const encoded = new WeakMap<object, Buffer>();
 
 /** JSON.stringify(value), once per object: only for the immutable, shared objects above. */
 export function sharedJson(value: object): string {
@@ -11,4 +12,14 @@ export function sharedJson(value: object): string {
     written.set(value, json);
   }
   return json;
+}
+
+/** sharedJson(value) in UTF-8, once per object: for writers that copy bytes. */
+export function sharedJsonBytes(value: object): Buffer {
+  let bytes = encoded.get(value);
+  if (bytes === undefined) {
+    bytes = Buffer.from(sharedJson(value));
+    encoded.set(value, bytes);
+  }
+  return bytes;
 }

@@ -8,6 +8,7 @@ import type { OvnSampleEvent } from '../../src/ovn/event';
 import { toHex } from '../../src/output/hex';
 import { packetJson } from '../../src/output/packet-json';
 import { sampleJson } from '../../src/output/sample-json';
+import { SampleJsonWriter } from '../../src/output/sample-json-writer';
 import { PsampleBatch } from '../../src/psample/batch';
 import { statValues } from '../../src/psample/stats';
 import type { PsampleTunnel } from '../../src/psample/types';
@@ -169,6 +170,61 @@ describe('sampleJson of samples that repeat a packet (one packet sampled at seve
     expect(sampleJson(message)).toBe(reference(message));
     data.set(flipped(frame.byteLength - 1));
     expect(sampleJson(message)).toBe(reference(message));
+  });
+});
+
+// `listen --format json` writes its batches as bytes; they must be the lines sampleJson()
+// writes, UTF-8 encoded, whatever the events say (non-ASCII, escapes) and whatever repeats.
+describe('SampleJsonWriter', () => {
+  const arbitraryEvent: fc.Arbitrary<OvnSampleEvent | undefined> = fc.oneof(
+    fc.constant(undefined),
+    fc.constant(event),
+    fc.record({ message: fc.string({ unit: 'binary' }), action: fc.string({ unit: 'grapheme' }) }).map(
+      ({ message, action }) => Object.freeze({ ...event, message, action, datapath: Object.freeze({ key: 7, switch: action }) }) as OvnSampleEvent,
+    ),
+  );
+  const lines = (samples: readonly PsampleMessage[], events: readonly (OvnSampleEvent | undefined)[]): Buffer =>
+    Buffer.from(samples.map((message, i) => `${reference(message, events[i])}\n`).join(''));
+
+  it('writes the UTF-8 bytes of the lines JSON.stringify wrote, for any batch, event and repeated packet', () => {
+    const writer = new SampleJsonWriter();
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.oneof(arbitraryMessage, fc.constantFrom(everyAttributeSample, ...vectors().flatMap((v) => decodePsample(v.bytes)))), arbitraryEvent, fc.nat(2)), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        (drawn) => {
+          // Each message repeated 1-3 times in a row, as OVN samples one packet at several stages.
+          const messages = drawn.flatMap(([message, , times]) => Array<PsampleMessage>(times + 1).fill(message));
+          const events = drawn.flatMap(([, e, times]) => Array<OvnSampleEvent | undefined>(times + 1).fill(e));
+          const samples = delivered(messages);
+          for (let i = 0; i < samples.length; i++) writer.append(samples[i]!, events[i]);
+          const bytes = writer.take();
+          expect(bytes.toString('latin1')).toBe(lines(samples, events).toString('latin1'));
+          expect(bytes.toString()).toBe(samples.map((message, i) => `${sampleJson(message, events[i])}\n`).join(''));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('takes nothing when nothing was appended', () => {
+    expect(new SampleJsonWriter().take().length).toBe(0);
+  });
+
+  it('never writes over the bytes it handed out, when it fills its room and starts another', () => {
+    const writer = new SampleJsonWriter();
+    const samples = delivered([everyAttributeSample]);
+    const big = Object.freeze({ ...event, message: 'ü'.repeat(40_000) }) as OvnSampleEvent;
+    const taken: { bytes: Buffer; copy: Buffer }[] = [];
+    for (let batch = 0; batch < 40; batch++) {
+      for (let i = 0; i <= batch % 5; i++) writer.append(samples[0]!, batch % 2 === 0 ? big : event);
+      const bytes = writer.take();
+      taken.push({ bytes, copy: Buffer.from(bytes) });
+    }
+    for (const { bytes, copy } of taken) expect(bytes.equals(copy)).toBe(true);
+    expect(taken[0]!.copy.toString()).toBe(`${reference(samples[0]!, big)}\n`);
   });
 });
 
