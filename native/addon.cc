@@ -3,6 +3,7 @@
 // thread a Reader starts is joined before its environment's thread-safe function goes away.
 #include <napi.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -113,6 +114,7 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
       for (uint32_t i = 0; i < groups.Length(); i++) options.groups.push_back(groups.Get(i).As<Napi::Number>().Uint32Value());
     }
     const size_t queue_capacity = get_u32(o, "queueCapacity", 262144);
+    const auto delivery_interval = std::chrono::microseconds(get_u32(o, "deliveryIntervalUs", 0));
 
     on_readable_ = Napi::Persistent(info[1].As<Napi::Function>());
     link_ = std::make_shared<Link>();
@@ -129,7 +131,7 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     SetupError error;
     link_->reader = Reader::start(
         options, queue_capacity, [tsfn] { napi_call_threadsafe_function(tsfn, nullptr, napi_tsfn_nonblocking); },
-        error);
+        error, delivery_interval);
     if (!link_->reader) {
       Release();
       throw_setup_error(env, error);

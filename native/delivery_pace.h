@@ -23,13 +23,23 @@ inline constexpr auto kMaxDeliveryInterval = std::chrono::microseconds(10000);
 inline constexpr double kBatchMessages = 8;
 inline constexpr double kRateSmoothing = 8;
 
-// The delivery interval, from the rate the reads see.
+// A consumer that writes each batch out (the CLI) rather than reacting to each sample can ask for a
+// fixed interval instead: a longer one costs it latency it does not need and saves it the fixed
+// cost of most hand-offs.
+inline constexpr auto kMaxFixedDeliveryInterval = std::chrono::seconds(1);
+
+// The delivery interval, from the rate the reads see, or fixed.
 class DeliveryPace {
  public:
+  // A zero `fixed` interval: adaptive.
+  explicit DeliveryPace(Clock::duration fixed = Clock::duration::zero())
+      : fixed_(fixed > Clock::duration::zero()), interval_(fixed_ ? fixed : kMinDeliveryInterval) {}
+
   Clock::duration interval() const { return interval_; }
 
   // `messages` came in `elapsed`, since the previous read.
   void observe(uint64_t messages, Clock::duration elapsed) {
+    if (fixed_) return;
     const double seconds = std::chrono::duration<double>(elapsed).count();
     if (messages == 0 || seconds <= 0) return;  // only foreign or control datagrams: no news of the rate
     const double rate = static_cast<double>(messages) / seconds;
@@ -40,8 +50,9 @@ class DeliveryPace {
   }
 
  private:
+  bool fixed_;
   double rate_ = 0;  // messages per second, smoothed
-  Clock::duration interval_ = kMinDeliveryInterval;
+  Clock::duration interval_;
 };
 
 }  // namespace ovnpsample

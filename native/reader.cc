@@ -76,12 +76,12 @@ bool find_nsid(msghdr& h, int32_t& nsid) {
 
 }  // namespace
 
-Reader::Reader(const SocketOptions& options, size_t queue_capacity, Notify notify)
-    : options_(options), queue_capacity_(queue_capacity), notify_(std::move(notify)) {}
+Reader::Reader(const SocketOptions& options, size_t queue_capacity, Clock::duration delivery_interval, Notify notify)
+    : options_(options), queue_capacity_(queue_capacity), delivery_interval_(delivery_interval), notify_(std::move(notify)) {}
 
 std::shared_ptr<Reader> Reader::start(const SocketOptions& options, size_t queue_capacity, Notify notify,
-                                      SetupError& error) {
-  std::shared_ptr<Reader> reader(new Reader(options, queue_capacity, std::move(notify)));
+                                      SetupError& error, Clock::duration delivery_interval) {
+  std::shared_ptr<Reader> reader(new Reader(options, queue_capacity, delivery_interval, std::move(notify)));
   reader->wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (reader->wake_fd_ < 0) {
     error = setup_error("SOCKET_ERROR", describe_errno("eventfd", errno), errno);
@@ -179,7 +179,7 @@ int wait_readable(int fd, int also, const Clock::time_point* deadline, short& fd
 // one batch, and go on until an interval brings nothing.
 void Reader::read_loop(ReceiveSlots& slots) {
   bool flowing = false;
-  DeliveryPace pace;  // kept while idle: the rate often resumes
+  DeliveryPace pace(delivery_interval_);  // kept while idle: the rate often resumes
   Clock::time_point last_read;
   Clock::time_point next_read;
   while (!stopping_.load(std::memory_order_relaxed) && failure_errno_.load() == 0) {

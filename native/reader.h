@@ -37,10 +37,11 @@ class Reader final : private DatagramSink {
   // not yet told.
   using Notify = std::function<void()>;
 
-  // Opens the socket on a new thread (inside options.netns) and starts reading.
+  // Opens the socket on a new thread (inside options.netns) and starts reading, handing samples
+  // over every `delivery_interval` while they flow (zero: adaptive, see delivery_pace.h).
   // On failure returns nullptr and fills error.
   static std::shared_ptr<Reader> start(const SocketOptions& options, size_t queue_capacity, Notify notify,
-                                       SetupError& error);
+                                       SetupError& error, Clock::duration delivery_interval = Clock::duration::zero());
   ~Reader();
 
   Subscription subscription();
@@ -56,7 +57,7 @@ class Reader final : private DatagramSink {
   void count_undelivered(uint64_t count);
 
  private:
-  Reader(const SocketOptions& options, size_t queue_capacity, Notify notify);
+  Reader(const SocketOptions& options, size_t queue_capacity, Clock::duration delivery_interval, Notify notify);
   void run(std::promise<SetupError>* ready);
   void read_loop(ReceiveSlots& slots);
   bool receive_some(ReceiveSlots& slots);
@@ -81,6 +82,7 @@ class Reader final : private DatagramSink {
 
   SocketOptions options_;
   const size_t queue_capacity_;
+  const Clock::duration delivery_interval_;
   Notify notify_;
   int wake_fd_ = -1;
   std::thread thread_;

@@ -4,6 +4,7 @@ import type { PsampleSample } from '../psample/sample';
 import { openPsample } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleSourceOptions } from '../psample/types';
 import type { OvnSampleEvent } from '../ovn/event';
+import { deliveryIntervalMs } from './delivery-interval';
 import { describePrivileges, dropPrivilegesFlag } from './drop-privileges';
 import { CliUsageError } from './errors';
 import type { OvnRemoteOptions } from './decode-ovn';
@@ -15,6 +16,8 @@ export interface ListenOptions extends OvnRemoteOptions {
   netns?: string;
   allNsid?: boolean;
   rcvbuf?: string;
+  /** --delivery-interval; absent: the library's adaptive interval. */
+  deliveryInterval?: string;
   source?: string;
   count?: string;
   duration?: string;
@@ -39,6 +42,7 @@ export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions 
     netns: options.netns,
     listenAllNsid: options.allNsid,
     receiveBufferBytes: options.rcvbuf === undefined ? undefined : wholeNumber('--rcvbuf', options.rcvbuf, 1),
+    deliveryIntervalMs: options.deliveryInterval === undefined ? undefined : deliveryIntervalMs(options.deliveryInterval),
     source: options.source === undefined ? undefined : parseSource(options.source),
     dropPrivileges: dropPrivilegesFlag(options.dropPrivileges),
   };

@@ -4,6 +4,7 @@ import type { NetworkEventFilter } from '../events/filter';
 import { DEFAULT_BRIDGE, OVN_KUBERNETES_COLLECTOR_SET_ID } from '../ovs/collector-set';
 import { DEFAULT_OVS_REMOTE } from '../ovs/local-ovs';
 import { DEFAULT_NB_REMOTE, DEFAULT_SB_REMOTE } from './decode-ovn';
+import { deliveryIntervalMs, deliveryIntervalOption } from './delivery-interval';
 import { dropPrivilegesFlag, dropPrivilegesOption } from './drop-privileges';
 import { CliUsageError } from './errors';
 import { parseSource } from './listen';
@@ -17,6 +18,7 @@ export interface PipelineFlags extends SslFlags {
   netns?: string;
   allNsid?: boolean;
   rcvbuf?: string;
+  deliveryInterval: string;
   source?: string;
   dropPrivileges?: string | boolean;
   db?: string;
@@ -57,6 +59,7 @@ export function addPipelineOptions(command: Command): GroupFlags {
     .option('--netns <ns>', 'read samples of this network namespace: name under /run/netns, path, or pid')
     .option('--all-nsid', 'also read samples from peer namespaces that have an nsid')
     .option('--rcvbuf <bytes>', 'socket receive buffer (default 32 MiB)')
+    .addOption(deliveryIntervalOption())
     .addOption(new Option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID').hideHelp())
     .addOption(dropPrivilegesOption())
     .option('--db <remote>', `the node's OVS database, for the collector set and interface names (default ${DEFAULT_OVS_REMOTE} when present)`)
@@ -102,6 +105,7 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
       ...(flags.netns === undefined ? {} : { netns: flags.netns }),
       ...(flags.allNsid === true ? { listenAllNsid: true } : {}),
       ...(flags.rcvbuf === undefined ? {} : { receiveBufferBytes: wholeNumber('--rcvbuf', flags.rcvbuf, 1) }),
+      deliveryIntervalMs: deliveryIntervalMs(flags.deliveryInterval),
       ...(flags.source === undefined ? {} : { source: parseSource(flags.source) }),
       ...(dropPrivileges === undefined ? {} : { dropPrivileges }),
     },

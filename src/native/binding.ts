@@ -15,6 +15,8 @@ export interface NativeReaderOptions {
   listenAllNsid: boolean;
   receiveBufferBytes: number;
   queueCapacity: number;
+  /** While samples flow, hand them over this often; absent: the adaptive interval (native/delivery_pace.h). */
+  deliveryIntervalUs?: number;
 }
 
 /** What the socket subscribes to now: the family and group ids change when psample registers again. */

@@ -53,5 +53,7 @@ export function nativeReaderOptions(options: OpenPsampleOptions): NativeReaderOp
       2 ** 31 - 1,
     ),
     queueCapacity: integerIn('queueCapacity', options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, 1, 2 ** 31 - 1),
+    deliveryIntervalUs:
+      options.deliveryIntervalMs === undefined ? undefined : integerIn('deliveryIntervalMs', options.deliveryIntervalMs, 1, 1000) * 1000,
   };
 }

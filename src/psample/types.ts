@@ -23,6 +23,12 @@ export interface OpenPsampleOptions {
   source?: PsampleSourceOptions;
   /** Samples buffered between the reader thread and JavaScript before counting queue drops. Default 262144. */
   queueCapacity?: number;
+  /**
+   * While samples flow, hand them to JavaScript every this many milliseconds (1–1000) instead of
+   * the adaptive interval (1 ms at high rates up to 10 ms at low ones): for consumers that write
+   * batches out rather than react to each sample, a longer interval saves most hand-offs' cost.
+   */
+  deliveryIntervalMs?: number;
   /** Closes the socket when aborted. */
   signal?: AbortSignal;
   /**

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 
-import { encodePsample, openPsample, type PsampleBatch, type PsampleDropEvent, type PsampleSocket } from '../../src/index';
+import { createInjector, encodePsample, openPsample, type PsampleBatch, type PsampleDropEvent, type PsampleSocket } from '../../src/index';
 import { dist, runNodeScript } from '../support/child';
 import { fileNetns } from '../support/netns';
 import { settle, waitFor } from '../support/receive';
@@ -40,6 +40,38 @@ it('a burst comes in batches that hold many samples each, every sample once, in 
   // a message here is a 88-byte record and its 1,000 data bytes, padded to 8
   expect(Math.max(...sizes)).toBeLessThanOrEqual(64 * 1024 + 1096);
   expect(socket.stats()).toMatchObject({ received: sent, kernelDrops: 0, queueDrops: 0 });
+});
+
+it('deliveryIntervalMs: samples that keep coming are handed over once per interval, not sooner, every sample once, in order', async () => {
+  const intervalMs = 100;
+  socket = openPsample({ netns: ns.name, source, deliveryIntervalMs: intervalMs });
+  const seqs: number[] = [];
+  let batches = 0;
+  socket.on('batch', (batch) => {
+    batches++;
+    for (const sample of batch) seqs.push(sample.groupSeq);
+  });
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
+  const messages = burst(400);
+  const started = performance.now();
+  for (let i = 0; i < messages.length; i += 10) {
+    for (const message of messages.slice(i, i + 10)) injector.send(message);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  injector.close();
+  await waitFor(() => seqs.length === messages.length, 10_000, 'all samples');
+  const elapsedMs = performance.now() - started;
+  expect(seqs).toEqual(inOrder(messages.length));
+  // One hand-off per interval while they flow, and one for what the last interval gathered.
+  expect(batches).toBeLessThanOrEqual(Math.ceil(elapsedMs / intervalMs) + 1);
+});
+
+it('deliveryIntervalMs must be a whole number of milliseconds from 1 to 1000', () => {
+  for (const deliveryIntervalMs of [0, 1001, 2.5, Number.NaN]) {
+    expect(() => openPsample({ netns: ns.name, source, deliveryIntervalMs })).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('deliveryIntervalMs must be an integer from 1 to 1000') }),
+    );
+  }
 });
 
 it('a backlog is delivered a few batches per turn of the event loop: what waits for a turn (a signal, a timer) runs before its end, nothing is lost', async () => {

@@ -57,6 +57,12 @@ export const CONSUMERS = [
     argv: (ctx) => listen(ctx, '--format', 'text', '--nb', ctx.northbound, '--sb', ctx.southbound),
   },
   {
+    name: 'library',
+    title: 'ovn-psample as a library: on(batch), counting the samples, one line per batch (the hand-off\'s own cost)',
+    argv: (ctx) => [process.execPath, ...ctx.nodeArgs, join(ctx.project, 'scripts', 'bench', 'lab', 'library-consumer.mjs'), ctx.project, String(ctx.group)],
+    samplesPerLine: /^batch (\d+)/,
+  },
+  {
     name: 'watch',
     title: 'ovn-psample watch --format json --nb --sb (OVN decoder, pods, one line per packet: its "samples" are counted)',
     argv: watch,
