@@ -32,10 +32,12 @@ export function describeRun(run) {
   return row(COLUMNS.map(([, , cell]) => cell(run)));
 }
 
-/** Each run's CPU per sample against the C reader's in the same scenario and rate. */
+/** Each run's CPU per sample against the C reader's in the same scenario, rate and round. */
 export function addRatios(runs) {
   for (const run of runs) {
-    const reference = runs.find((r) => r.scenario === run.scenario && r.rate === run.rate && r.consumer === REFERENCE_CONSUMER);
+    const reference = runs.find(
+      (r) => r.scenario === run.scenario && r.rate === run.rate && r.round === run.round && r.consumer === REFERENCE_CONSUMER,
+    );
     if (run.cpuPerSampleUs !== undefined && reference?.cpuPerSampleUs) run.cpuRatio = run.cpuPerSampleUs / reference.cpuPerSampleUs;
   }
 }
@@ -57,24 +59,34 @@ export function threadLines(runs) {
   ];
 }
 
+function median(values) {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+const worst = (values) => (values.length === 0 ? undefined : Math.max(...values));
+
 /**
  * RESULT: the headline consumer (listen --format json with the OVN decoder) on OVN ACL samples:
- * CPU per sample over the C reader's at 2,000/s and 10,000/s, both losses unpaced, and the
- * headline's drain after the burst at 10,000/s. Lines to print before it say what is a bound.
+ * CPU per sample over the C reader's at 2,000/s and 10,000/s (the median of the rounds), both
+ * losses unpaced and the headline's drain after the burst at 10,000/s (the worst of the rounds).
+ * Lines to print before it say what is a bound.
  */
 export function verdict(runs) {
-  const find = (consumer, rate) => runs.find((r) => r.scenario === 'ovn' && r.rate === rate && r.consumer === consumer && !r.error);
-  const ratio = (rate) => find(HEADLINE_CONSUMER, rate)?.cpuRatio;
-  const drained = find(HEADLINE_CONSUMER, 10000);
+  const all = (consumer, rate, field) =>
+    runs.filter((r) => r.scenario === 'ovn' && r.rate === rate && r.consumer === consumer && !r.error && r[field] !== undefined).map((r) => r[field]);
+  const drained = runs.filter((r) => r.scenario === 'ovn' && r.rate === 10000 && r.consumer === HEADLINE_CONSUMER && !r.error);
   const result = {
-    cpu_ratio_2k: ratio(2000),
-    cpu_ratio_10k: ratio(10000),
-    loss_ours_unpaced: find(HEADLINE_CONSUMER, 0)?.loss,
-    loss_ref_unpaced: find(REFERENCE_CONSUMER, 0)?.loss,
-    drain_s: drained?.drainSeconds,
+    cpu_ratio_2k: median(all(HEADLINE_CONSUMER, 2000, 'cpuRatio')),
+    cpu_ratio_10k: median(all(HEADLINE_CONSUMER, 10000, 'cpuRatio')),
+    loss_ours_unpaced: worst(all(HEADLINE_CONSUMER, 0, 'loss')),
+    loss_ref_unpaced: worst(all(REFERENCE_CONSUMER, 0, 'loss')),
+    drain_s: worst(all(HEADLINE_CONSUMER, 10000, 'drainSeconds')),
   };
   const digits = { cpu_ratio_2k: 2, cpu_ratio_10k: 2, loss_ours_unpaced: 4, loss_ref_unpaced: 4, drain_s: 2 };
-  const notes = drained?.drainCapped
+  const notes = drained.some((r) => r.drainCapped)
     ? [`drain_s is a lower bound: ${HEADLINE_CONSUMER} had not printed every sample when the drain cap ended its run (--drain-cap)`]
     : [];
   const line = `RESULT ${Object.entries(result).map(([key, value]) => `${key}=${fixed(value, digits[key])}`).join(' ')}`;

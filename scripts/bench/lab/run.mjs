@@ -8,7 +8,7 @@
 //
 //   node run.mjs [--seconds 5] [--rates 2000,10000,30000,unpaced] [--scenarios tc,ovn]
 //                [--consumers NAME,...] [--drain-cap 30] [--idle-seconds 10] [--payload 64]
-//                [--warmup-seconds 0] [--quick] [--tools /lab/tools] [--out /lab/out] [--node-args='--cpu-prof ...']
+//                [--warmup-seconds 0] [--repeat 1] [--quick] [--tools /lab/tools] [--out /lab/out] [--node-args='--cpu-prof ...']
 // Rates are samples/s. --consumers applies to every scenario (default: consumers.mjs).
 // --warmup-seconds: before each measured burst, a burst this long at the same rate (10,000/s for
 // unpaced runs), printed and left out, for the steady state of a long-running consumer (V8's
@@ -16,6 +16,10 @@
 // --node-args: node options for every ovn-psample consumer, split at spaces, e.g. to profile it
 // in the guest: --node-args='--cpu-prof --cpu-prof-dir=/lab/out/profiles' (the files come back
 // in .lab/out/profiles; a consumer then gets 60 s to write its profile after SIGTERM).
+// --repeat: measure every consumer this many times at each rate, in rounds (each round runs every
+// consumer once, the C reader first): a guest under TCG shares its host, whose load comes and goes
+// within a run, so each ratio is against the C reader of the same round, and RESULT gives the
+// median ratio and the worst loss and drain of the rounds.
 // --quick measures only what RESULT needs: ovn at 2000/s, 10000/s and unpaced, c and json+ovn.
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
@@ -45,6 +49,7 @@ const { values: given } = parseArgs({
     consumers: { type: 'string' },
     'drain-cap': { type: 'string' },
     'warmup-seconds': { type: 'string' },
+    repeat: { type: 'string' },
     'idle-seconds': { type: 'string' },
     payload: { type: 'string' },
     quick: { type: 'boolean', default: false },
@@ -61,6 +66,7 @@ const options = {
   // Long enough for today's listen --nb --sb to drain a 5 s burst at 10,000/s on a busy host.
   'drain-cap': '30',
   'warmup-seconds': '0',
+  repeat: '1',
   'idle-seconds': '10',
   payload: '64',
   tools: '/lab/tools',
@@ -77,6 +83,7 @@ function positive(name, text, { allowZero = false } = {}) {
 const seconds = positive('seconds', options.seconds);
 const drainCapSeconds = positive('drain-cap', options['drain-cap']);
 const warmupSeconds = positive('warmup-seconds', options['warmup-seconds'], { allowZero: true });
+const repeat = positive('repeat', options.repeat);
 const idleSeconds = positive('idle-seconds', options['idle-seconds'], { allowZero: true });
 const payloadBytes = positive('payload', options.payload);
 const rates = options.rates.split(',').map((r) => (r === 'unpaced' ? 0 : positive('rates', r)));
@@ -109,7 +116,7 @@ const scenarios = scenarioNames.map((name) =>
 
 const header = [
   `ovn-psample lab benchmark: kernel ${release()}, ${cpus().length} vCPUs, node ${process.version}; ` +
-    `${seconds} s per burst${warmupSeconds > 0 ? ` after a ${warmupSeconds} s warm-up burst` : ', consumers cold'}, drain cap ${drainCapSeconds} s after it, offered ${rates.map(rateLabel).join(', ')}`,
+    `${seconds} s per burst${repeat > 1 ? `, ${repeat} rounds per rate` : ''}${warmupSeconds > 0 ? ` after a ${warmupSeconds} s warm-up burst` : ', consumers cold'}, drain cap ${drainCapSeconds} s after it, offered ${rates.map(rateLabel).join(', ')}`,
   ...scenarios.map((s) => `  ${s.describe}`),
   ...consumers.map((c) => `  ${c.name.padEnd(9)} ${c.title}`),
   '  CPU: all threads, from /proc, burst start to the last sample printed; loss: (generated - received) / generated, ' +
@@ -125,8 +132,8 @@ for (const scenario of scenarios) {
   notes.push(`${scenario.name}: ${scenario.samplesPerPacket} sample(s) per packet, so packets are paced at the offered samples/s / ${scenario.samplesPerPacket}`);
   say(notes.at(-1));
   for (const rate of rates) {
-    for (const consumer of consumersOf[scenario.name]) {
-      const base = { scenario: scenario.name, rate, consumer: consumer.name };
+    for (let round = 1; round <= repeat; round++) for (const consumer of consumersOf[scenario.name]) {
+      const base = { scenario: scenario.name, rate, round, consumer: consumer.name };
       const output = `/tmp/bench-${scenario.name}-${consumer.name.replace(/\W/g, '_')}.out`;
       let measured;
       try {
