@@ -15,7 +15,7 @@ import {
   startOvnDecoder,
 } from './decode-ovn';
 import { parseFormat } from './format';
-import { deliveryIntervalOption } from './delivery-interval';
+import { LISTEN_DELIVERY_INTERVAL_MS, deliveryIntervalOption } from './delivery-interval';
 import { dropPrivilegesOption } from './drop-privileges';
 import { listen, type ListenOptions } from './listen';
 import { collectorCommand } from './collector-command';
@@ -75,7 +75,7 @@ program
   .option('--netns <ns>', 'network namespace: name under /run/netns, path, or pid')
   .option('--all-nsid', 'also receive samples from peer namespaces that have an nsid')
   .option('--rcvbuf <bytes>', 'socket receive buffer')
-  .addOption(deliveryIntervalOption())
+  .addOption(deliveryIntervalOption(LISTEN_DELIVERY_INTERVAL_MS))
   .option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID')
   .addOption(dropPrivilegesOption())
   .option('--count <n>', 'exit after n samples')

@@ -4,7 +4,7 @@ import type { NetworkEventFilter } from '../events/filter';
 import { DEFAULT_BRIDGE, OVN_KUBERNETES_COLLECTOR_SET_ID } from '../ovs/collector-set';
 import { DEFAULT_OVS_REMOTE } from '../ovs/local-ovs';
 import { DEFAULT_NB_REMOTE, DEFAULT_SB_REMOTE } from './decode-ovn';
-import { deliveryIntervalMs, deliveryIntervalOption } from './delivery-interval';
+import { GROUPING_DELIVERY_INTERVAL_MS, deliveryIntervalOption, groupingDeliveryIntervalMs } from './delivery-interval';
 import { dropPrivilegesFlag, dropPrivilegesOption } from './drop-privileges';
 import { CliUsageError } from './errors';
 import { parseSource } from './listen';
@@ -59,7 +59,7 @@ export function addPipelineOptions(command: Command): GroupFlags {
     .option('--netns <ns>', 'read samples of this network namespace: name under /run/netns, path, or pid')
     .option('--all-nsid', 'also read samples from peer namespaces that have an nsid')
     .option('--rcvbuf <bytes>', 'socket receive buffer (default 32 MiB)')
-    .addOption(deliveryIntervalOption())
+    .addOption(deliveryIntervalOption(GROUPING_DELIVERY_INTERVAL_MS))
     .addOption(new Option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID').hideHelp())
     .addOption(dropPrivilegesOption())
     .option('--db <remote>', `the node's OVS database, for the collector set and interface names (default ${DEFAULT_OVS_REMOTE} when present)`)
@@ -100,12 +100,13 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
         "use --drop-privileges without a user (root without capabilities still owns the socket), or make the set beforehand ('ovn-psample collector add') and watch with --drop-privileges=USER",
     );
   }
+  const groupWindowMs = groups.ungrouped ? 0 : wholeNumber('--group-window', flags.groupWindow, 1, 60_000);
   return {
     socket: {
       ...(flags.netns === undefined ? {} : { netns: flags.netns }),
       ...(flags.allNsid === true ? { listenAllNsid: true } : {}),
       ...(flags.rcvbuf === undefined ? {} : { receiveBufferBytes: wholeNumber('--rcvbuf', flags.rcvbuf, 1) }),
-      deliveryIntervalMs: deliveryIntervalMs(flags.deliveryInterval),
+      deliveryIntervalMs: groupingDeliveryIntervalMs(flags.deliveryInterval, groupWindowMs),
       ...(flags.source === undefined ? {} : { source: parseSource(flags.source) }),
       ...(dropPrivileges === undefined ? {} : { dropPrivileges }),
     },
@@ -121,7 +122,7 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
     ovn: flags.enrich
       ? { ...(flags.nb === undefined ? {} : { nb: flags.nb }), ...(flags.sb === undefined ? {} : { sb: flags.sb }), ...(ssl === undefined ? {} : { ssl }) }
       : undefined,
-    groupWindowMs: groups.ungrouped ? 0 : wholeNumber('--group-window', flags.groupWindow, 1, 60_000),
+    groupWindowMs,
   };
 }
 

@@ -70,6 +70,7 @@ it.each([
   [['listen', '--source', 'usersock:34:9', '--count', '0'], /--count 0: give a whole number of at least 1/],
   [['listen', '--source', 'usersock:34:9', '--delivery-interval', '0'], /--delivery-interval 0: give a whole number from 1 to 1000/],
   [['watch', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--delivery-interval', '5000'], /--delivery-interval 5000: give a whole number from 1 to 1000/],
+  [['watch', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--delivery-interval', '50'], /--delivery-interval 50 must be shorter than --group-window 50/],
   [['listen', '--source', 'usersock:34:9:extra'], /--source usersock:34:9:extra: use usersock:FAMILY_ID:GROUP_ID/],
   [['decode', '--cookie', '2b000001000003ea', '--hex', '00'], /--cookie decodes a cookie alone/],
 ])('usage errors exit 2 at once, without opening anything: %j', async (args, message) => {
