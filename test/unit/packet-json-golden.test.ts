@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 
-import { decodePacket } from '../../src/packet/decode';
-import { packetJson } from '../../src/output/packet-json';
+import { addon } from '../../src/native/binding';
 import { goldenInputs } from './packet-golden';
 
 const GOLDEN = join(__dirname, '..', 'fixtures', 'packet-json', 'golden.tsv.gz');
@@ -30,7 +29,7 @@ function readGolden(): GoldenLine[] {
     });
 }
 
-const render = (bytes: Uint8Array, proto: number): string => packetJson(decodePacket(bytes, proto));
+const render = (bytes: Uint8Array, proto: number): string => addon.packetJson(bytes, proto);
 
 if (process.env.PACKET_JSON_GOLDEN === 'write') {
   const lines = goldenInputs().map(({ name, proto, bytes }) => `${name}\t${proto}\t${Buffer.from(bytes).toString('hex')}\t${render(bytes, proto)}\n`);
