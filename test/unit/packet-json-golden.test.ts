@@ -1,6 +1,7 @@
-// The packet JSON golden corpus: for each input (test/unit/packet-golden.ts) the JSON line the
-// decoder wrote when the corpus was recorded. PACKET_JSON_GOLDEN=write records it again from the
-// current decoder (review the diff: every changed line is a changed output).
+// The packet JSON golden corpus: for each input (test/unit/packet-golden.ts) the JSON the decoder
+// wrote when the corpus was recorded (first from the TypeScript decoder the native one replaced).
+// PACKET_JSON_GOLDEN=write records it again from the current decoder (review the diff: every
+// changed line is a changed output). npm run test:asan runs it against the sanitized addon.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
