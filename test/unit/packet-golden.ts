@@ -135,7 +135,7 @@ function random(seed: number): () => number {
 }
 
 const PROTOS = [ETH_IPV4, ETH_IPV6, ETH_ARP, 0x8100, 0x88a8, 0x9100, 0x88cc, 0, 0xffff];
-export const GOLDEN_MUTATIONS = 4000;
+const GOLDEN_MUTATIONS = 4000;
 const GOLDEN_RANDOM = 500;
 
 export function goldenInputs(): GoldenInput[] {
