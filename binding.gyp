@@ -5,6 +5,7 @@
       "sources": [
         "native/abi.cc",
         "native/addon.cc",
+        "native/addon_packet.cc",
         "native/datagram_policy.cc",
         "native/every_thread.cc",
         "native/family_follow.cc",
@@ -12,6 +13,8 @@
         "native/group_filter.cc",
         "native/injector.cc",
         "native/netns.cc",
+        "native/packet_decoder.cc",
+        "native/packet_json.cc",
         "native/privileges.cc",
         "native/psample_parser.cc",
         "native/psample_socket.cc",

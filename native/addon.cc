@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "abi.h"
+#include "addon_packet.h"
 #include "injector.h"
 #include "privileges.h"
 #include "psample_parser.h"
@@ -341,6 +342,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
   exports.Set("dropPrivileges", Napi::Function::New(env, DropPrivileges, "dropPrivileges"));
   exports.Set("abi", describe_abi(env));
+  export_packet_json(env, exports);
   return exports;
 }
 

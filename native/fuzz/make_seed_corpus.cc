@@ -168,6 +168,20 @@ int main(int argc, char** argv) {
   ok = ok && out.file("all-captures.bin", filter_input({7, 10}, all_captures)) &&
        out.file("tunnel.bin", filter_input({1}, built[0])) && out.file("group-and-control.bin", filter_input({2}, built[2]));
 
+  // The sampled packets of the captures, as packet_json's input: PROTO (big-endian), then DATA.
+  ok = ok && out.directory("packet_json");
+  for (size_t i = 0; i < captures.size(); i++) {
+    std::vector<Message> messages;
+    Stats counters{};
+    parse_datagram(captures[i].data(), captures[i].size(), 0, messages, counters);
+    for (const Message& m : messages) {
+      std::vector<uint8_t> input{static_cast<uint8_t>(m.proto >> 8), static_cast<uint8_t>(m.proto)};
+      input.insert(input.end(), captures[i].begin() + static_cast<std::ptrdiff_t>(m.data.offset),
+                   captures[i].begin() + static_cast<std::ptrdiff_t>(m.data.offset + m.data.length));
+      ok = ok && out.file(ovnpsample::testing::fixture_names()[i] + ".bin", input);
+    }
+  }
+
   ok = ok && out.directory("genl_family");
   for (const std::string& name : hex_files(fixtures + "/genl")) {
     const auto text = ovnpsample::testing::read_text(fixtures + "/genl/" + name + ".hex");

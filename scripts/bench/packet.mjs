@@ -1,11 +1,16 @@
-// node scripts/bench/packet.mjs [--iterations N] [--rounds R]   (after npx tsc -p tsconfig.build.json)
+// node scripts/bench/packet.mjs [--iterations N] [--rounds R] [--dist DIR]   (after npm run build)
 //
 // What decodePacket costs per sample, compared with a bare loop that reads the same header bytes
-// through a DataView and builds nothing: the floor for touching those bytes from JavaScript.
+// through a DataView and builds nothing: the floor for touching those bytes from JavaScript; and
+// what the packet's JSON costs the JSON outputs (packetJsonText: the native decoder's text).
 // The frames are the real psample captures (ARP, ICMP) plus an IPv4 TCP SYN and an IPv6 UDP
-// datagram, the traffic OVN ACL samples mostly carry. Rounds alternate reference and decoder and
-// medians are compared, since other work shares the machine. The last line is the verdict:
-//   RESULT ratio=<decode/ref> decode_ns=<ns/packet> ref_ns=<ns/packet> describe_ns=<ns/packet>
+// datagram, the traffic OVN ACL samples mostly carry. Rounds alternate the cases and medians are
+// compared, since other work shares the machine.
+// --dist DIR measures an older build's dist/ in the same rounds: its decodePacket, and its JSON
+// the way it wrote it (before the decoder was native: packetJson(decodePacket(data, proto))).
+// The last line is the verdict (the *_before figures and ratios with --dist only):
+//   RESULT ratio=<decode/ref> decode_ns=<ns/packet> ref_ns=<ns/packet> describe_ns=<ns/packet> json_ns=<ns/packet>
+//          decode_before_ns=… json_before_ns=… decode_ratio=<decode/decode_before> json_ratio=<json_before/json>
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,13 +19,24 @@ import { median } from './lib/percentiles.mjs';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { decodePacket, describePacket } = await import(join(projectRoot, 'dist', 'packet', 'index.js'));
+const { packetJsonText } = await import(join(projectRoot, 'dist', 'output', 'packet-json.js'));
 
 const { values: options } = parseArgs({
   options: {
     iterations: { type: 'string', default: '1000000' },
     rounds: { type: 'string', default: '7' },
+    dist: { type: 'string' },
   },
 });
+
+/** The older build's decodePacket and packet JSON, whichever form its packet-json module has. */
+async function olderBuild(dist) {
+  const packet = await import(join(dist, 'packet', 'index.js'));
+  const output = await import(join(dist, 'output', 'packet-json.js'));
+  const json = output.packetJsonText ?? ((data, proto) => output.packetJson(packet.decodePacket(data, proto)));
+  return { decodePacket: packet.decodePacket, json };
+}
+const before = options.dist === undefined ? undefined : await olderBuild(options.dist);
 const iterations = Number(options.iterations);
 const rounds = Number(options.rounds);
 
@@ -97,25 +113,36 @@ function timePerPacket(work) {
   return elapsed / iterations;
 }
 
-const reference = (sample) => referenceRead(sample.data);
-const decode = (sample) => decodePacket(sample.data, sample.proto).length;
-const decodeAndDescribe = (sample) => describePacket(decodePacket(sample.data, sample.proto)).length;
-
-for (const work of [reference, decode, decodeAndDescribe]) timePerPacket(work);
-
-const refTimes = [];
-const decodeTimes = [];
-const describeTimes = [];
-for (let round = 0; round < rounds; round++) {
-  refTimes.push(timePerPacket(reference));
-  decodeTimes.push(timePerPacket(decode));
-  describeTimes.push(timePerPacket(decodeAndDescribe));
-  console.log(
-    `round ${round + 1}: ref ${refTimes.at(-1).toFixed(1)} ns, decode ${decodeTimes.at(-1).toFixed(1)} ns, decode+describe ${describeTimes.at(-1).toFixed(1)} ns`,
-  );
+const cases = {
+  ref: (sample) => referenceRead(sample.data),
+  decode: (sample) => decodePacket(sample.data, sample.proto).length,
+  describe: (sample) => describePacket(decodePacket(sample.data, sample.proto)).length,
+  json: (sample) => packetJsonText(sample.data, sample.proto).length,
+};
+if (before !== undefined) {
+  cases.decode_before = (sample) => before.decodePacket(sample.data, sample.proto).length;
+  cases.json_before = (sample) => before.json(sample.data, sample.proto).length;
 }
-const refNs = median(refTimes);
-const decodeNs = median(decodeTimes);
-console.log(
-  `RESULT ratio=${(decodeNs / refNs).toFixed(1)} decode_ns=${decodeNs.toFixed(1)} ref_ns=${refNs.toFixed(1)} describe_ns=${median(describeTimes).toFixed(1)}`,
-);
+// The older build must write what this one writes, or the comparison would mean nothing.
+for (const sample of samples) {
+  if (before !== undefined && before.json(sample.data, sample.proto) !== packetJsonText(sample.data, sample.proto)) {
+    throw new Error(`${options.dist} writes another JSON for a ${sample.data.length}-byte packet`);
+  }
+}
+
+for (const work of Object.values(cases)) timePerPacket(work);
+const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+for (let round = 0; round < rounds; round++) {
+  for (const [name, work] of Object.entries(cases)) times[name].push(timePerPacket(work));
+  console.log(`round ${round + 1}: ${Object.keys(cases).map((name) => `${name} ${times[name].at(-1).toFixed(1)} ns`).join(', ')}`);
+}
+const ns = Object.fromEntries(Object.entries(times).map(([name, list]) => [name, median(list)]));
+let result =
+  `RESULT ratio=${(ns.decode / ns.ref).toFixed(1)} decode_ns=${ns.decode.toFixed(1)} ref_ns=${ns.ref.toFixed(1)}` +
+  ` describe_ns=${ns.describe.toFixed(1)} json_ns=${ns.json.toFixed(1)}`;
+if (before !== undefined) {
+  result +=
+    ` decode_before_ns=${ns.decode_before.toFixed(1)} json_before_ns=${ns.json_before.toFixed(1)}` +
+    ` decode_ratio=${(ns.decode / ns.decode_before).toFixed(2)} json_ratio=${(ns.json_before / ns.json).toFixed(2)}`;
+}
+console.log(result);

@@ -4,7 +4,7 @@ import nodeGypBuild from 'node-gyp-build';
 import type { PrivilegeDropReport } from '../psample/types';
 import { ABI_SOURCE } from './abi.generated';
 
-/** Shapes of the C++ addon (native/addon.cc); only src/psample talks to it. */
+/** Shapes of the C++ addon (native/addon.cc); src/psample talks to it, and src/packet for packetJson. */
 export interface NativeReaderOptions {
   protocol: 'kernel' | 'generic' | 'usersock';
   familyId?: number;
@@ -60,6 +60,8 @@ interface Addon {
   decode(bytes: Uint8Array, familyId: number, stats: Float64Array): [ArrayBuffer, number];
   /** native/privileges.h: gives up privileges in every thread, or throws a coded error. */
   dropPrivileges(request: { user?: string; group?: string }): PrivilegeDropReport;
+  /** native/packet_json.h: the decoded packet's JSON; a TypeError for data that is no Uint8Array or a proto outside 0-65535. */
+  packetJson(data: Uint8Array, proto: number): string;
   abi: NativeAbi;
 }
 

@@ -20,8 +20,3 @@ export function member(name: string, value: string | undefined): string {
 export function numberMember(name: string, value: number | undefined): string {
   return value === undefined ? '' : `,"${name}":${value}`;
 }
-
-/** A member whose string needs no escaping by construction (an address, a name from a table), left out when undefined. */
-export function plainMember(name: string, value: string | undefined): string {
-  return value === undefined ? '' : `,"${name}":"${value}"`;
-}

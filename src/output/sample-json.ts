@@ -1,11 +1,10 @@
 import { OVN_COOKIE_BYTES, readCookieId } from '../ovn/cookie';
 import type { OvnSampleEvent } from '../ovn/event';
-import { decodePacket } from '../packet/decode';
 import type { PsampleMessage, PsampleTunnel } from '../psample/types';
 import { toHex } from './hex';
 import { member, numberMember } from './json-text';
 import { sharedJson } from './shared-json';
-import { packetJson } from './packet-json';
+import { packetJsonText } from './packet-json';
 import { RepeatedPacket } from './repeated-packet';
 
 function tunnelJson(t: PsampleTunnel): string {
@@ -32,7 +31,7 @@ export interface PacketPieces {
 
 const repeated = new RepeatedPacket<PacketPieces>((data, proto) => ({
   hex: toHex(data),
-  packetMember: member('packet', packetJson(decodePacket(data, proto))),
+  packetMember: member('packet', packetJsonText(data, proto)),
 }));
 
 /** The pieces of the packet's part of a line, shared with the previous sample's when it is the same packet. */
