@@ -5,11 +5,12 @@
 // sampled three times in a row as OVN does for established traffic), each with an event shaped
 // like the decoder's (frozen, one per cookie, ~1 KB of JSON with a non-ASCII name), are
 // formatted the way listen did before (one string per batch, then UTF-8 encoded as the write
-// does) and with SampleJsonWriter (one Buffer per batch), in alternating rounds because other
-// work shares the machine, each after a full garbage collection; medians are compared. Both
-// must produce the same bytes.
+// does), with SampleJsonWriter (one Buffer per batch, the line built in JavaScript) and with
+// SampleJsonLines (the whole batch rendered natively, native/sample_json.cc, the events from its
+// table), in alternating rounds because other work shares the machine, each after a full garbage
+// collection; medians are compared. All must produce the same bytes.
 // The last line is the verdict:
-//   RESULT ratio=<writer/string ns> string_ns=<ns per sample> writer_ns=<ns per sample>
+//   RESULT ratio=<native/writer ns> string_ns=<ns per sample> writer_ns=<ns per sample> native_ns=<ns per sample>
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -32,6 +33,7 @@ const { PsampleBatch } = await load('psample/batch.js');
 const { statValues } = await load('psample/stats.js');
 const { formatSample } = await load('cli/format.js');
 const { SampleJsonWriter } = await load('output/sample-json-writer.js');
+const { SampleJsonLines } = await load('output/sample-json-lines.js');
 const { readCookieId } = await load('ovn/cookie.js');
 
 const BATCH_SAMPLES = 64;
@@ -41,7 +43,8 @@ const captures = [fixture('ovs-1'), fixture('ovs-2')];
 const messages = [];
 for (let i = 0; messages.length < BATCH_SAMPLES; i++) messages.push(...Array(3).fill(captures[i % captures.length]));
 const [buffer, count] = addon.decode(Buffer.concat(messages.slice(0, BATCH_SAMPLES)), 0, statValues());
-const batch = [...new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN)];
+const nativeBatch = new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN);
+const batch = [...nativeBatch];
 if (batch.length !== BATCH_SAMPLES) throw new Error(`decoded ${batch.length} of ${BATCH_SAMPLES} samples`);
 
 // One event per cookie, as the decoder's memo hands out (the fixtures' cookies share their domain).
@@ -81,7 +84,15 @@ function describe(sample) {
 function viaString() {
   let bytes = 0;
   for (let b = 0; b < BATCHES; b++) {
-    let text = '';
+    // The decoder's memo holds every event until the databases change: so does the renderer's table.
+const native = new SampleJsonLines({ decodeSample: describe, holds: () => true, on() {}, off() {} });
+function viaNative() {
+  let bytes = 0;
+  for (let b = 0; b < BATCHES; b++) bytes += native.write(nativeBatch).bytes.length;
+  return bytes;
+}
+
+let text = '';
     for (const sample of batch) text += `${formatSample(sample, 'json', describe(sample))}\n`;
     // What the write does with the string: encode it to UTF-8.
     bytes += Buffer.from(text).length;
@@ -99,10 +110,19 @@ function viaWriter() {
   return bytes;
 }
 
+// The decoder's memo holds every event until the databases change: so does the renderer's table.
+const native = new SampleJsonLines({ decodeSample: describe, holds: () => true, on() {}, off() {} });
+function viaNative() {
+  let bytes = 0;
+  for (let b = 0; b < BATCHES; b++) bytes += native.write(nativeBatch).bytes.length;
+  return bytes;
+}
+
 let text = '';
 for (const sample of batch) text += `${formatSample(sample, 'json', describe(sample))}\n`;
 for (const sample of batch) writer.append(sample, describe(sample));
 if (!writer.take().equals(Buffer.from(text))) throw new Error('the writer wrote other bytes than the strings');
+if (!native.write(nativeBatch).bytes.equals(Buffer.from(text))) throw new Error('the native renderer wrote other bytes than the strings');
 console.log(`${BATCH_SAMPLES} samples a batch, ${(Buffer.byteLength(text) / BATCH_SAMPLES).toFixed(0)} bytes a line`);
 
 // Each round starts with an empty young generation: the garbage of one way must not be
@@ -119,11 +139,15 @@ function time(run) {
 }
 const stringNs = [];
 const writerNs = [];
+const nativeNs = [];
 for (let round = 0; round < rounds; round++) {
   stringNs.push(time(viaString));
   writerNs.push(time(viaWriter));
-  console.log(`round ${round + 1}: string ${stringNs.at(-1).toFixed(0)} ns | writer ${writerNs.at(-1).toFixed(0)} ns a sample`);
+  nativeNs.push(time(viaNative));
+  console.log(
+    `round ${round + 1}: string ${stringNs.at(-1).toFixed(0)} ns | writer ${writerNs.at(-1).toFixed(0)} ns | native ${nativeNs.at(-1).toFixed(0)} ns a sample`,
+  );
 }
-const [s, w] = [median(stringNs), median(writerNs)];
-console.log(`median: string ${s.toFixed(0)} ns, writer ${w.toFixed(0)} ns a sample (goal ratio < 1)`);
-console.log(`RESULT ratio=${(w / s).toFixed(2)} string_ns=${s.toFixed(0)} writer_ns=${w.toFixed(0)}`);
+const [s, w, n] = [median(stringNs), median(writerNs), median(nativeNs)];
+console.log(`median: string ${s.toFixed(0)} ns, writer ${w.toFixed(0)} ns, native ${n.toFixed(0)} ns a sample (goal ratio < 1)`);
+console.log(`RESULT ratio=${(n / w).toFixed(2)} string_ns=${s.toFixed(0)} writer_ns=${w.toFixed(0)} native_ns=${n.toFixed(0)}`);
