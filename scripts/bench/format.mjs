@@ -84,15 +84,7 @@ function describe(sample) {
 function viaString() {
   let bytes = 0;
   for (let b = 0; b < BATCHES; b++) {
-    // The decoder's memo holds every event until the databases change: so does the renderer's table.
-const native = new SampleJsonLines({ decodeSample: describe, holds: () => true, on() {}, off() {} });
-function viaNative() {
-  let bytes = 0;
-  for (let b = 0; b < BATCHES; b++) bytes += native.write(nativeBatch).bytes.length;
-  return bytes;
-}
-
-let text = '';
+    let text = '';
     for (const sample of batch) text += `${formatSample(sample, 'json', describe(sample))}\n`;
     // What the write does with the string: encode it to UTF-8.
     bytes += Buffer.from(text).length;
