@@ -23,7 +23,7 @@ export interface SampleEventSource {
 }
 
 /**
- * Writes the JSON lines (sampleJson(), each followed by '\n') of whole batches as UTF-8 bytes,
+ * Writes the JSON lines (sampleJson()'s, each followed by '\n') of whole batches as UTF-8 bytes,
  * rendered natively (native/sample_json.h) in one call per batch. With an event source, each line
  * carries the sample's event: the renderer keeps the JSON of each cookie's event, and stops only
  * at a cookie it has not met since the databases last changed, which is decoded here once.
@@ -116,15 +116,4 @@ export class SampleJsonLines {
     this.#end = pending.length;
     return 0;
   }
-}
-
-const single = new addon.JsonLineRenderer();
-
-/**
- * The JSON form of one message, as one line: the line SampleJsonLines writes for it (without
- * '\n'), with `event` as its event member when given. native/sample_json.h says what it holds.
- */
-export function renderSampleJson(sample: PsampleSample, event?: OvnSampleEvent): string {
-  const { buffer, at, littleEndian } = sample.record();
-  return single.line(buffer, at, littleEndian, event === undefined ? undefined : sharedJsonBytes(event));
 }
