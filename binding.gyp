@@ -14,6 +14,7 @@
         "native/group_filter.cc",
         "native/injector.cc",
         "native/netns.cc",
+        "native/packet_decoder.cc",
         "native/packet_json.cc",
         "native/privileges.cc",
         "native/psample_parser.cc",

@@ -11,30 +11,37 @@ namespace {
 constexpr const char* kUsage = "packetJson(data: Uint8Array, proto: integer 0-65535)";
 
 // packetJson(data, proto) -> the JSON text of the decoded packet. Called once per sampled packet
-// on the CLI's hot path: a reused buffer, and a Latin-1 string (the JSON is ASCII) that V8 copies
-// without decoding UTF-8.
-Napi::Value PacketJson(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array || !info[1].IsNumber()) {
-    throw Napi::TypeError::New(env, kUsage);
+// on the CLI's hot path, so written against the C API (node-addon-api's wrappers ask V8 for the
+// typed array twice) into a reused buffer, and returned as a Latin-1 string (the JSON is ASCII),
+// which V8 copies without decoding UTF-8.
+napi_value PacketJson(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_typedarray_type type = napi_int8_array;
+  size_t length = 0;
+  void* data = nullptr;
+  double proto = -1;
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc < 2 ||
+      napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr, nullptr) != napi_ok ||
+      type != napi_uint8_array || napi_get_value_double(env, argv[1], &proto) != napi_ok || !(proto >= 0 && proto <= 0xffff) ||
+      proto != static_cast<double>(static_cast<uint16_t>(proto))) {
+    napi_throw_type_error(env, nullptr, kUsage);
+    return nullptr;
   }
-  const double proto = info[1].As<Napi::Number>().DoubleValue();
-  if (!(proto >= 0 && proto <= 0xffff) || proto != static_cast<double>(static_cast<uint32_t>(proto))) {
-    throw Napi::TypeError::New(env, kUsage);
-  }
-  Napi::Uint8Array data = info[0].As<Napi::Uint8Array>();
   thread_local std::string json;
   json.clear();
-  append_packet_json(json, data.Data(), data.ByteLength(), static_cast<uint16_t>(proto));
-  napi_value text;
-  NAPI_THROW_IF_FAILED(env, napi_create_string_latin1(env, json.data(), json.size(), &text), Napi::Value());
-  return Napi::Value(env, text);
+  append_packet_json(json, static_cast<const uint8_t*>(data), length, static_cast<uint16_t>(proto));
+  napi_value text = nullptr;
+  napi_create_string_latin1(env, json.data(), json.size(), &text);
+  return text;
 }
 
 }  // namespace
 
 void export_packet_json(Napi::Env env, Napi::Object exports) {
-  exports.Set("packetJson", Napi::Function::New(env, PacketJson, "packetJson"));
+  napi_value function = nullptr;
+  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, "packetJson", NAPI_AUTO_LENGTH, PacketJson, nullptr, &function));
+  exports.Set("packetJson", function);
 }
 
 }  // namespace ovnpsample

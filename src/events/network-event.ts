@@ -28,6 +28,7 @@ export interface NetworkEvent {
   readonly iifindex: number;
   readonly oifindex?: number;
   readonly nsid?: number;
+  /** The first sample's data decoded: decodePacket(samples[0].data, samples[0].proto). */
   readonly packet: DecodedPacket;
   readonly src?: Endpoint;
   readonly dst?: Endpoint;

@@ -2,7 +2,7 @@ import { formatCookieHex } from '../ovn/cookie';
 import { chainText, type NetworkEvent, type VerdictStep } from '../events/network-event';
 import { toHex } from './hex';
 import { jsonString, member, numberMember } from './json-text';
-import { packetJson } from './packet-json';
+import { packetJsonText } from './packet-json';
 import { sharedJson } from './shared-json';
 
 /** Bumped when a field changes meaning or goes away; new fields may appear without it. */
@@ -36,7 +36,8 @@ function step(step: VerdictStep): string {
 /**
  * One JSON line per packet, written field by field (no intermediate object; the decoder's
  * events, endpoints and datapaths, shared by many packets, written once each). The schema is in
- * README.md ("watch --format json"); bigints are decimal strings, bytes lowercase hex.
+ * README.md ("watch --format json"); bigints are decimal strings, bytes lowercase hex. `packet`
+ * is the first sample's `data` decoded (as `event.packet` is), written by the native decoder.
  */
 export class JsonFormatter {
   private readonly clock = new IsoClock();
@@ -62,7 +63,7 @@ export class JsonFormatter {
       `,"origSize":${first.origSize},"rate":${first.rate},"probability":${first.probability}` +
       member('cookie', cookie === undefined ? undefined : `"${toHex(cookie)}"`) +
       member('datapath', event.datapath === undefined ? undefined : sharedJson(event.datapath)) +
-      `,"samples":${event.samples.length},"packet":${packetJson(event.packet)},"data":"${toHex(first.data)}"}\n`
+      `,"samples":${event.samples.length},"packet":${packetJsonText(first.data, first.proto)},"data":"${toHex(first.data)}"}\n`
     );
   }
 }

@@ -1,26 +1,8 @@
-import { readU16 } from './bytes.js';
+// The text forms of the addresses in psample's tunnel metadata. The sampled packet's addresses
+// are written by the native decoder (native/packet_json.cc) in the same forms.
 
-const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-function hexByte(data: Uint8Array, offset: number): string {
-  return HEX_BYTE[data[offset] as number] as string;
-}
-
-/** Lowercase, colon-separated. */
-export function formatMac(data: Uint8Array, offset: number): string {
-  return (
-    hexByte(data, offset) +
-    ':' +
-    hexByte(data, offset + 1) +
-    ':' +
-    hexByte(data, offset + 2) +
-    ':' +
-    hexByte(data, offset + 3) +
-    ':' +
-    hexByte(data, offset + 4) +
-    ':' +
-    hexByte(data, offset + 5)
-  );
+function readU16(data: Uint8Array, offset: number): number {
+  return ((data[offset] as number) << 8) | (data[offset + 1] as number);
 }
 
 export function formatIpv4(data: Uint8Array, offset: number): string {

@@ -1,11 +1,5 @@
-export const IPPROTO_HOPOPTS = 0;
 export const IPPROTO_ICMP = 1;
 export const IPPROTO_TCP = 6;
 export const IPPROTO_UDP = 17;
-export const IPPROTO_ROUTING = 43;
-export const IPPROTO_FRAGMENT = 44;
-export const IPPROTO_AH = 51;
 export const IPPROTO_ICMPV6 = 58;
-export const IPPROTO_NONE = 59;
-export const IPPROTO_DSTOPTS = 60;
 export const IPPROTO_SCTP = 132;

@@ -15,18 +15,16 @@ export interface TestFrame {
   packetBytes: number;
 }
 
-/** A view that fails the test on any index read at or past its length. */
-export function guardedView(bytes: Uint8Array, reads: number[]): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, property) {
-      if (typeof property === 'string') {
-        const index = Number(property);
-        if (Number.isInteger(index) && index >= target.length) reads.push(index);
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
+/**
+ * The first `length` bytes of `bytes` as a view inside a larger buffer: junk before it, and the
+ * rest of `bytes` then more junk after it. A decoder that read outside the view (or ignored its
+ * byteOffset) would see what the data is not, and decode something else than from a copy.
+ */
+export function viewInLargerBuffer(bytes: Uint8Array, length = bytes.length): Uint8Array {
+  const before = 16;
+  const buffer = new Uint8Array(before + bytes.length + 64).fill(0x81);
+  buffer.set(bytes, before);
+  return buffer.subarray(before, before + length);
 }
 
 const ETH_IPV4 = 0x0800;
