@@ -6,6 +6,7 @@
         "native/abi.cc",
         "native/addon.cc",
         "native/addon_packet.cc",
+        "native/addon_render.cc",
         "native/datagram_policy.cc",
         "native/every_thread.cc",
         "native/family_follow.cc",
@@ -20,6 +21,7 @@
         "native/psample_socket.cc",
         "native/reader.cc",
         "native/sample_batch.cc",
+        "native/sample_json.cc",
         "native/setup_error.cc",
         "native/thread_credentials.cc"
       ],

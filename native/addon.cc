@@ -11,6 +11,7 @@
 
 #include "abi.h"
 #include "addon_packet.h"
+#include "addon_render.h"
 #include "injector.h"
 #include "privileges.h"
 #include "psample_parser.h"
@@ -340,6 +341,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeReader", ReaderWrap::Define(env));
   exports.Set("NativeInjector", InjectorWrap::Define(env));
   exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
+  exports.Set("JsonLineRenderer", define_json_line_renderer(env));
   exports.Set("dropPrivileges", Napi::Function::New(env, DropPrivileges, "dropPrivileges"));
   exports.Set("abi", describe_abi(env));
   export_packet_json(env, exports);

@@ -261,5 +261,31 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> injection = write_setup(injected, 0, 0, 0);
   write_datagram(injection, impostor, all_captures);
   ok = ok && out.file("injection.bin", injection);
+
+  // The sample_json fuzzer's input (sample_json_fuzzer.cc): flags, output room, byte changes,
+  // then datagrams as above.
+  const auto json_input = [](uint8_t flags, uint8_t room, std::vector<uint8_t> changes) {
+    std::vector<uint8_t> input{flags, room, static_cast<uint8_t>(changes.size() / 3)};
+    input.insert(input.end(), changes.begin(), changes.end());
+    return input;
+  };
+  constexpr uint8_t kWithEvents = 2;
+  constexpr uint8_t kSamplesOnly = 1;
+  ok = ok && out.directory("sample_json");
+  for (size_t i = 0; i < captures.size(); i++) {
+    std::vector<uint8_t> input = json_input(kWithEvents, 0, {});
+    write_datagram(input, from_kernel, captures[i]);
+    ok = ok && out.file(ovnpsample::testing::fixture_names()[i] + ".bin", input);
+  }
+  std::vector<uint8_t> json_all = json_input(kWithEvents | kSamplesOnly, 4, {});  // 256 bytes of room: out of room often
+  for (const auto& capture : captures) write_datagram(json_all, from_kernel, capture);
+  write_datagram(json_all, peer, built[0]);
+  write_datagram(json_all, from_kernel, built[1]);
+  write_datagram(json_all, from_kernel, built[2]);
+  ok = ok && out.file("all.bin", json_all);
+  // A record whose length (its last field, at 84) and packet length (at 68) lie.
+  std::vector<uint8_t> json_lying = json_input(0, 0, {84, 0, 0xff, 68, 0, 0x7f});
+  write_datagram(json_lying, from_kernel, all_captures);
+  ok = ok && out.file("lying.bin", json_lying);
   return ok ? 0 : 1;
 }

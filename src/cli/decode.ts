@@ -1,6 +1,6 @@
 import type { OvnSampleEvent } from '../ovn/event';
-import { decodePsample } from '../psample/decode';
-import type { PsampleMessage } from '../psample/types';
+import { decodePsampleSamples } from '../psample/decode';
+import type { PsampleSample } from '../psample/sample';
 import { CliUsageError } from './errors';
 import { formatSample, type OutputFormat } from './format';
 import { datagramsFromFile, datagramsFromHex } from './read-input';
@@ -12,13 +12,13 @@ export interface DecodeOptions {
 }
 
 /** Decodes every datagram before printing anything, so bad input never leaves half an answer. */
-export function decodeDatagrams(options: DecodeOptions): PsampleMessage[] {
+export function decodeDatagrams(options: DecodeOptions): PsampleSample[] {
   if ((options.hex?.length ?? 0) > 0 === (options.file !== undefined)) {
     throw new CliUsageError('decode: give either --hex HEX (repeatable) or --file FILE');
   }
   const datagrams = options.file !== undefined ? datagramsFromFile(options.file) : datagramsFromHex(options.hex ?? []);
   return datagrams.flatMap((bytes, i) => {
-    const messages = decodePsample(bytes);
+    const messages = decodePsampleSamples(bytes);
     if (messages.length === 0) {
       throw new CliUsageError(`input ${i + 1} (${bytes.byteLength} bytes) holds no psample message`);
     }
@@ -27,7 +27,7 @@ export function decodeDatagrams(options: DecodeOptions): PsampleMessage[] {
 }
 
 export function printDecoded(
-  messages: readonly PsampleMessage[],
+  messages: readonly PsampleSample[],
   format: OutputFormat,
   events: readonly (OvnSampleEvent | undefined)[] | undefined,
   write: (line: string) => void,

@@ -1,7 +1,7 @@
 import { sampleJson } from '../output/sample-json';
 import { sampleText } from '../output/sample-text';
 import type { OvnSampleEvent } from '../ovn/event';
-import type { PsampleMessage } from '../psample/types';
+import type { PsampleSample } from '../psample/sample';
 import { CliUsageError } from './errors';
 
 export type OutputFormat = 'json' | 'text';
@@ -12,7 +12,7 @@ export function parseFormat(value: string): OutputFormat {
 }
 
 /** One output line; with an OVN event, its sentence (text) or the whole event (JSON, as `event`). */
-export function formatSample(message: PsampleMessage, format: OutputFormat, event?: OvnSampleEvent): string {
+export function formatSample(message: PsampleSample, format: OutputFormat, event?: OvnSampleEvent): string {
   if (format === 'text') {
     const line = sampleText(message);
     if (event === undefined) return line;

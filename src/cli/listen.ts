@@ -1,9 +1,7 @@
-import { SampleJsonWriter } from '../output/sample-json-writer';
+import { SampleJsonLines, type SampleEventSource } from '../output/sample-json-lines';
 import { BufferedOutput, type OutputTarget } from '../output/sink';
-import type { PsampleSample } from '../psample/sample';
 import { openPsample } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleSourceOptions } from '../psample/types';
-import type { OvnSampleEvent } from '../ovn/event';
 import { deliveryIntervalMs } from './delivery-interval';
 import { describePrivileges, dropPrivilegesFlag } from './drop-privileges';
 import { CliUsageError } from './errors';
@@ -51,12 +49,12 @@ export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions 
 /**
  * Streams live samples until --count samples, --duration seconds, SIGINT/SIGTERM, or the reader
  * of the output going away; then prints the loss accounting to stderr, so an operator sees what
- * was not shown. Each batch of samples is formatted into one chunk (JSON: bytes, copying what
- * repeats across samples; text: one string) and written at once.
+ * was not shown. Each batch of samples is formatted into one chunk (JSON: bytes rendered natively
+ * for the whole batch; text: one string) and written at once. `decoder` adds each sample's event.
  */
 export async function listen(
   options: ListenOptions,
-  describe: ((message: PsampleSample) => OvnSampleEvent) | undefined,
+  decoder: SampleEventSource | undefined,
   target: OutputTarget,
   writeError: (line: string) => void,
 ): Promise<void> {
@@ -76,21 +74,27 @@ export async function listen(
   writeError(`ovn-psample: listening (netlink family ${socket.familyId}, multicast group ${socket.groupId})`);
   socket.on('drop', (drop) => writeError(`ovn-psample: ${drop.count} ${drop.kind} drop(s), ${drop.total} in all`));
   let shown = 0;
-  const json = format === 'json' ? new SampleJsonWriter() : undefined;
+  const json = format === 'json' ? new SampleJsonLines(decoder) : undefined;
+  // A batch is gathered into one chunk: written at once, not at the end of the turn, which would
+  // cost each hand-off another turn of the event loop.
   socket.on('batch', (batch) => {
+    if (json !== undefined) {
+      const { bytes, lines } = json.write(batch, limit - shown);
+      shown += lines;
+      if (shown >= limit) stop();
+      output.writeNow(bytes);
+      return;
+    }
     let text = '';
     for (const sample of batch) {
       if (sample.command !== 'sample') continue;
-      if (json !== undefined) json.append(sample, describe?.(sample));
-      else text += `${formatSample(sample, format, describe?.(sample))}\n`;
+      text += `${formatSample(sample, format, decoder?.decodeSample(sample))}\n`;
       if (++shown >= limit) {
         stop();
         break;
       }
     }
-    // A batch is already gathered into one chunk: written at once, not at the end of the turn,
-    // which would cost each hand-off another turn of the event loop.
-    output.writeNow(json !== undefined ? json.take() : text);
+    output.writeNow(text);
   });
   // A failing socket emits `close` and then `error`, in one go.
   let failure: Error | undefined;
@@ -99,6 +103,7 @@ export async function listen(
     await new Promise<void>((resolve) => socket.once('close', () => resolve()));
     if (failure !== undefined) throw failure;
   } finally {
+    json?.close();
     clearTimeout(timer);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

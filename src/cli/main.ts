@@ -89,7 +89,7 @@ program
     try {
       await listen(
         options,
-        decoder && ((message) => decoder.decodeSample(message)),
+        decoder,
         { stream: process.stdout },
         (line) => process.stderr.write(`${line}\n`),
       );

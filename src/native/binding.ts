@@ -49,6 +49,47 @@ export interface NativeInjector {
   close(): void;
 }
 
+/** native/addon_render.cc: renders the JSON lines of batch records (native/sample_json.h). */
+export interface NativeJsonLineRenderer {
+  /** The event of the samples whose 8-byte OVS cookie holds these ids. */
+  setEvent(obsDomainId: number, obsPointId: number, json: Uint8Array): void;
+  /** The event of the samples whose cookie is not an OVS cookie and has this many bytes (0: none). */
+  setEventForCookieLength(cookieLength: number, json: Uint8Array): void;
+  clearEvents(): void;
+  /**
+   * Writes the lines of `batch`'s records from record `fromIndex` (at byte `fromOffset`) into
+   * out[outAt, …) until a stop (JsonLineRenderer.stop); `state` gets where it stopped
+   * (JsonLineRenderer.state).
+   */
+  render(
+    batch: ArrayBuffer,
+    count: number,
+    fromIndex: number,
+    fromOffset: number,
+    flags: number,
+    maxLines: number,
+    out: Uint8Array,
+    outAt: number,
+    state: Float64Array,
+  ): number;
+  /** The line of the record at `offset`, without '\n'; a RangeError when the record lies. */
+  line(batch: ArrayBuffer, offset: number, littleEndian: boolean, event?: Uint8Array): string;
+}
+
+interface NativeJsonLineRendererClass {
+  new (): NativeJsonLineRenderer;
+  readonly stop: { readonly end: number; readonly missingEvent: number; readonly lineLimit: number; readonly noRoom: number; readonly malformed: number };
+  readonly flag: { readonly littleEndian: number; readonly samplesOnly: number; readonly withEvents: number };
+  readonly state: {
+    readonly nextIndex: number;
+    readonly nextOffset: number;
+    readonly lines: number;
+    readonly outEnd: number;
+    readonly needed: number;
+    readonly length: number;
+  };
+}
+
 interface NativeAbi {
   littleEndian: boolean;
 }
@@ -62,6 +103,7 @@ interface Addon {
   dropPrivileges(request: { user?: string; group?: string }): PrivilegeDropReport;
   /** native/packet_json.h: the decoded packet's JSON; a TypeError for data that is no Uint8Array or a proto outside 0-65535. */
   packetJson(data: Uint8Array, proto: number): string;
+  JsonLineRenderer: NativeJsonLineRendererClass;
   abi: NativeAbi;
 }
 

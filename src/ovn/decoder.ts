@@ -40,6 +40,11 @@ export interface OvnSampleDecoderEvents {
   resync: [database: string, resync: OvsdbResync];
   /** Connection problems; the client keeps reconnecting. Emitted only while someone listens. */
   error: [error: Error];
+  /**
+   * A mirrored database changed (or the decoder closed): answers given before may differ now.
+   * Whoever keeps an answer that holds() vouched for drops it here.
+   */
+  change: [];
 }
 
 /**
@@ -62,6 +67,9 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   private starting: Promise<void> | undefined;
   /** Aborted by close(), so a start() in progress stops and closes what it opens afterwards. */
   private attempt: AbortController | undefined;
+  private readonly changed = (): void => {
+    this.emit('change');
+  };
 
   constructor(options: OvnSampleDecoderOptions | OvnSampleDecoderCaches) {
     super();
@@ -128,6 +136,19 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     return this.decode(readCookieId(cookie, 0), readCookieId(cookie, 4));
   }
 
+  /**
+   * Whether decode() answers `event` (one of its answers) for its ids, and decodeSample() for
+   * every sample with its cookie, until the next 'change': false for an answer that is completed
+   * later (a drop sample's flow whose match is still being read) or given before the sync.
+   */
+  holds(event: OvnSampleEvent): boolean {
+    if (event.status === 'unknown' && event.reason === 'not-ovn-cookie') {
+      for (const kept of this.notOvnCookieEvents.values()) if (kept === event) return true;
+      return false;
+    }
+    return this.synced && this.resolver?.keeps(event) === true;
+  }
+
   decodeSample(message: PsampleMessage): OvnSampleEvent {
     const cookie = message.userCookie;
     return cookie === undefined ? this.notOvnCookie(0) : this.decodeCookie(cookie);
@@ -158,13 +179,14 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     this.attempt = undefined;
     this.resolver?.detach();
     this.resolver = undefined;
+    this.emit('change');
     const undo = this.detachers.splice(0).map((detach) => detach());
     const clients = this.ownedClients.splice(0);
     await Promise.all([...undo, ...clients.map((client) => client.close())]);
   }
 
   private useCallerCaches(caches: OvnSampleDecoderCaches): void {
-    this.resolver = new OvnSampleResolver(caches.nbCache, caches.sbCache);
+    this.resolver = new OvnSampleResolver(caches.nbCache, caches.sbCache, undefined, this.changed);
     this.synced = true;
   }
 
@@ -191,7 +213,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     const nbCache = new TableCache(nb.schema, northboundSelection(nb.schema));
     const sbCache = sb === undefined ? undefined : new TableCache(sb.schema, southboundSelection(sb.schema));
     // Attached before the initial sync so the indexes grow with the cache instead of rescanning it.
-    this.resolver = new OvnSampleResolver(nbCache, sbCache, sb === undefined ? undefined : flowTextReader(sb.client));
+    this.resolver = new OvnSampleResolver(nbCache, sbCache, sb === undefined ? undefined : flowTextReader(sb.client), this.changed);
     await Promise.all([
       this.follow(nb.client, NORTHBOUND_DATABASE, nbCache, signal),
       sb === undefined || sbCache === undefined ? undefined : this.follow(sb.client, SOUTHBOUND_DATABASE, sbCache, signal),

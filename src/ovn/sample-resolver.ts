@@ -35,7 +35,10 @@ export class OvnSampleResolver {
   private readonly nbCache: TableCache;
   private readonly sbCache: TableCache | undefined;
   private readonly memo = new EventMemo();
-  private readonly forget = (): void => this.memo.clear();
+  private readonly forget = (): void => {
+    this.memo.clear();
+    this.onForget?.();
+  };
   private readonly catalog: AclCatalog;
   private readonly apps: SamplingApps;
   private readonly datapaths: DatapathDirectory;
@@ -43,9 +46,15 @@ export class OvnSampleResolver {
 
   /**
    * Attach before the caches' initial sync, so the indexes grow with them instead of rescanning.
-   * `flowText` reads a logical flow's match and actions, which the SB mirror does not hold.
+   * `flowText` reads a logical flow's match and actions, which the SB mirror does not hold;
+   * `onForget` hears when the answers kept so far are forgotten (either database changed).
    */
-  constructor(nbCache: TableCache, sbCache: TableCache | undefined, flowText?: LogicalFlowTextSource) {
+  constructor(
+    nbCache: TableCache,
+    sbCache: TableCache | undefined,
+    flowText?: LogicalFlowTextSource,
+    private readonly onForget?: () => void,
+  ) {
     this.nbCache = nbCache;
     this.sbCache = sbCache;
     nbCache.on('change', this.forget);
@@ -72,6 +81,11 @@ export class OvnSampleResolver {
     this.apps.detach();
     this.datapaths.detach();
     this.flows?.detach();
+  }
+
+  /** Whether `event` is the answer resolve() keeps for its ids until the databases change. */
+  keeps(event: OvnSampleEvent): boolean {
+    return this.memo.get(event.obsDomainId, event.obsPointId) === event;
   }
 
   resolve(obsDomainId: number, obsPointId: number): OvnSampleEvent {

@@ -32,6 +32,16 @@ export class PsampleBatch implements Iterable<PsampleSample> {
     for (let i = 0, at = 0; i < this.length; i++, at = this.nextOffset(at)) yield this.sampleAt(at);
   }
 
+  /** @internal The bytes of the records. */
+  get buffer(): ArrayBuffer {
+    return this.#view.buffer as ArrayBuffer;
+  }
+
+  /** @internal The byte order of the records' numbers. */
+  get littleEndian(): boolean {
+    return this.#le;
+  }
+
   /** @internal The message whose record starts at byte `at`. */
   sampleAt(at: number): PsampleSample {
     return new PsampleSample(this.#view, at, this.#le);

@@ -1,5 +1,6 @@
 import { addon, NATIVE_LITTLE_ENDIAN } from '../native/binding';
 import { PsampleBatch } from './batch';
+import type { PsampleSample } from './sample';
 import { fromNativeError, InvalidOptionError, PsampleDecodeError } from './errors';
 import { STAT, statValues } from './stats';
 import type { PsampleMessage } from './types';
@@ -15,6 +16,11 @@ export interface DecodePsampleOptions {
  * truncated or garbled, rather than returning a partial answer that looks complete.
  */
 export function decodePsample(bytes: Uint8Array, options: DecodePsampleOptions = {}): PsampleMessage[] {
+  return decodePsampleSamples(bytes, options).map((sample) => sample.toObject());
+}
+
+/** @internal decodePsample(), the messages left in their batch records (for the native JSON lines). */
+export function decodePsampleSamples(bytes: Uint8Array, options: DecodePsampleOptions = {}): PsampleSample[] {
   const familyId = options.familyId ?? 0;
   if (!Number.isInteger(familyId) || familyId < 0 || familyId > 0xffff) {
     throw new InvalidOptionError(`familyId must be an integer from 0 to 65535, got ${String(familyId)}`);
@@ -34,5 +40,5 @@ export function decodePsample(bytes: Uint8Array, options: DecodePsampleOptions =
     );
   }
   const [buffer, count] = decoded;
-  return Array.from(new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN), (sample) => sample.toObject());
+  return [...new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN)];
 }

@@ -176,6 +176,11 @@ export class PsampleSample implements PsampleMessage {
     return this.#u32(RECORD.kindCmdFlags) & RECORD_FLAGS.nsid ? this.#view.getInt32(this.#at + RECORD.nsid, this.#le) : undefined;
   }
 
+  /** @internal Where the message's record is: its buffer, its offset there, its numbers' byte order. */
+  record(): { buffer: ArrayBuffer; at: number; littleEndian: boolean } {
+    return { buffer: this.#view.buffer as ArrayBuffer, at: this.#view.byteOffset + this.#at, littleEndian: this.#le };
+  }
+
   /** The same message holding only its own bytes (one copy), not its batch's. */
   slice(): PsampleSample {
     const start = this.#view.byteOffset + this.#at;

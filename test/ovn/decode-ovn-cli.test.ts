@@ -9,6 +9,7 @@ import { encodePsample } from '../../src/psample/encode';
 import { createInjector } from '../../src/psample/injector';
 import { runCli } from '../support/cli';
 import { fileNetns } from '../support/netns';
+import { waitFor } from '../support/receive';
 import { startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
 import {
   datapathBindingOp,
@@ -147,6 +148,52 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
       injector.close();
       expect(await run.exited).toBe(0);
       expect(run.stdout().trim()).toMatch(/^group=42 .*app=\d+ dp=7 .*\| Dropped by egress firewall in namespace payments$/);
+    });
+
+    it('listen --format json writes each sample with its cookie\'s event, as decode --hex does, and follows a database change', async () => {
+      const group = 13;
+      const point = sampleMetadataOf(firewall);
+      const remotes = ['--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote];
+      const listener = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${group}`, ...remotes]);
+      await listener.listening;
+      const injector = createInjector({ protocol: 'usersock', groupId: group, netns: ns.name });
+      const lines = (): string[] => listener.stdout().split('\n').slice(0, -1);
+      try {
+        const firewallCookie = Buffer.from(cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, point), 'hex');
+        const messages = [
+          encodePsample({ group: 42, groupSeq: 1, proto: 0x800, userCookie: firewallCookie }),
+          encodePsample({ group: 42, groupSeq: 2, proto: 0x800, userCookie: firewallCookie }),
+          encodePsample({ group: 42, groupSeq: 3, proto: 0x800, userCookie: Buffer.from(cookieHex(200, 7, 1), 'hex') }),
+          encodePsample({ group: 42, groupSeq: 4, proto: 0x800 }),
+          encodePsample({ group: 42, groupSeq: 5, proto: 0x800, userCookie: new Uint8Array(16) }),
+        ];
+        for (const message of messages) injector.send(message);
+        await waitFor(() => lines().length >= messages.length, 10_000, 'a line per sample');
+        const decoded = messages.map((message) => run(['decode', '--hex', Buffer.from(message).toString('hex'), ...remotes]).trim());
+        expect(lines()).toEqual(decoded);
+        expect(lines().map((line) => (JSON.parse(line) as { event: { status: string; reason?: string } }).event)).toMatchObject([
+          { status: 'decoded', message: 'Dropped by egress firewall in namespace payments' },
+          { status: 'decoded', message: 'Dropped by egress firewall in namespace payments' },
+          { status: 'unknown', reason: 'unknown-app' },
+          { status: 'unknown', reason: 'not-ovn-cookie' },
+          { status: 'unknown', reason: 'not-ovn-cookie' },
+        ]);
+
+        // The ACL's Sample gets another metadata: the cookie it had no longer names it.
+        await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'Sample', where: [['metadata', '==', point]], row: { metadata: point + 1 } }]);
+        try {
+          await waitFor(() => /"reason":"sample-not-found"/.test(run(['decode', '--hex', Buffer.from(messages[0]!).toString('hex'), ...remotes])), 10_000, 'the change');
+          injector.send(messages[0]!);
+          await waitFor(() => lines().length > messages.length, 10_000, 'the line after the change');
+          expect(JSON.parse(lines()[messages.length]!)).toMatchObject({ groupSeq: 1, event: { status: 'stale', reason: 'sample-not-found' } });
+        } finally {
+          await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'Sample', where: [['metadata', '==', point + 1]], row: { metadata: point } }]);
+        }
+      } finally {
+        injector.close();
+        listener.kill('SIGTERM');
+      }
+      expect(await listener.exited).toBe(0);
     });
   });
 });

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { decodePsample, encodePsample } from '../../src/index';
 import { ABI_SOURCE, RECORD, RECORD_FLAGS } from '../../src/native/abi.generated';
 import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
+import { sampleJson } from '../../src/output/sample-json';
+import { SampleJsonLines } from '../../src/output/sample-json-lines';
 import { PsampleBatch } from '../../src/psample/batch';
 import { statValues } from '../../src/psample/stats';
 import { everyAttributeSample, vectors } from '../support/fixtures';
@@ -57,9 +59,17 @@ describe('batch records in the other byte order', () => {
     expect(expected.at(-1)).toMatchObject({ command: 'new-group', group: 0x0a0b0c0d, groupRefcount: 0x01020304 });
   });
 
+  it('render to the same JSON lines, one by one and as a batch, when the renderer is told their order', () => {
+    const host = new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN);
+    const other = new PsampleBatch(swapped, count, !NATIVE_LITTLE_ENDIAN);
+    expect(Array.from(other, (s) => sampleJson(s))).toEqual(Array.from(host, (s) => sampleJson(s)));
+    expect(new SampleJsonLines().write(other).bytes.toString()).toBe(new SampleJsonLines().write(host).bytes.toString());
+  });
+
   it('are misread in the host order: the order is what the reader must follow', () => {
     expect(new Uint8Array(swapped)).not.toEqual(new Uint8Array(buffer));
     const misread = new PsampleBatch(swapped, count, NATIVE_LITTLE_ENDIAN);
     expect(() => Array.from(misread, (s) => s.toObject())).toThrow(RangeError); // lengths and offsets turn into nonsense
+    expect(() => new SampleJsonLines().write(misread)).toThrow(RangeError);
   });
 });

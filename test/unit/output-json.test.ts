@@ -8,16 +8,17 @@ import type { OvnSampleEvent } from '../../src/ovn/event';
 import { toHex } from '../../src/output/hex';
 import { packetJsonText } from '../../src/output/packet-json';
 import { sampleJson } from '../../src/output/sample-json';
-import { SampleJsonWriter } from '../../src/output/sample-json-writer';
+import { SampleJsonLines, type SampleEventSource } from '../../src/output/sample-json-lines';
 import { PsampleBatch } from '../../src/psample/batch';
+import type { PsampleSample } from '../../src/psample/sample';
 import { statValues } from '../../src/psample/stats';
 import type { PsampleTunnel } from '../../src/psample/types';
 import { everyAttributeSample, vectors } from '../support/fixtures';
 import { capturedFrames, craftedFrames } from './packet-frames';
 
-// The serializers write JSON lines field by field. What they must write is what JSON.stringify
-// wrote of the objects the CLI built before, byte for byte: that old code is kept here as the
-// reference.
+// The serializers write JSON lines field by field (the sample line natively). What they must
+// write is what JSON.stringify wrote of the objects the CLI built before, byte for byte: that old
+// code is kept here as the reference.
 function referenceTunnel(t: PsampleTunnel): Record<string, unknown> {
   return {
     ...t,
@@ -59,10 +60,15 @@ function reference(message: PsampleMessage, event?: OvnSampleEvent): string {
   return JSON.stringify(event === undefined ? referenceSample(message) : { ...referenceSample(message), event });
 }
 
-/** The samples the socket delivers (lazy, read from a batch) for these messages. */
-function delivered(messages: readonly PsampleMessage[]): PsampleMessage[] {
+/** The batch the socket delivers for these messages. */
+function batchOf(messages: readonly Partial<PsampleMessage>[]): PsampleBatch {
   const [buffer, count] = addon.decode(Buffer.concat(messages.map((m) => encodePsample(m))), 0, statValues());
-  return [...new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN)];
+  return new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN);
+}
+
+/** The samples the socket delivers (lazy, read from a batch) for these messages. */
+function delivered(messages: readonly PsampleMessage[]): PsampleSample[] {
+  return [...batchOf(messages)];
 }
 
 const event: OvnSampleEvent = Object.freeze({
@@ -116,8 +122,8 @@ describe('sampleJson', () => {
     { command: 'new-group', group: 10, groupSeq: 0, iifindex: 0, origSize: 0, rate: 0, probability: false, timestampNs: 0n, proto: 0, data: new Uint8Array(0), groupRefcount: 1 },
   ] as PsampleMessage[];
 
-  it('writes what JSON.stringify wrote of the sample object, for captures, every attribute and group events, plain and delivered', () => {
-    for (const message of [...messages, ...delivered(messages)]) {
+  it('writes what JSON.stringify wrote of the sample object, for captures, every attribute and group events', () => {
+    for (const message of delivered(messages)) {
       expect(sampleJson(message)).toBe(reference(message));
       expect(sampleJson(message, event)).toBe(reference(message, event));
       JSON.parse(sampleJson(message, event));
@@ -165,29 +171,52 @@ describe('sampleJson of samples that repeat a packet (one packet sampled at seve
   });
 
   it('does not answer from the bytes it saw when the buffer they were in now holds others', () => {
-    const data = frame.slice();
-    const message = { ...base, data };
-    expect(sampleJson(message)).toBe(reference(message));
-    data.set(flipped(frame.byteLength - 1));
-    expect(sampleJson(message)).toBe(reference(message));
+    const [message] = delivered([base]);
+    expect(sampleJson(message!)).toBe(reference(message!));
+    message!.data.set(flipped(frame.byteLength - 1));
+    expect(sampleJson(message!)).toBe(reference(message!));
   });
 });
 
 // `listen --format json` writes its batches as bytes; they must be the lines sampleJson()
 // writes, UTF-8 encoded, whatever the events say (non-ASCII, escapes) and whatever repeats.
-describe('SampleJsonWriter', () => {
-  const arbitraryEvent: fc.Arbitrary<OvnSampleEvent | undefined> = fc.oneof(
-    fc.constant(undefined),
+describe('SampleJsonLines', () => {
+  const arbitraryEvent: fc.Arbitrary<OvnSampleEvent> = fc.oneof(
     fc.constant(event),
     fc.record({ message: fc.string({ unit: 'binary' }), action: fc.string({ unit: 'grapheme' }) }).map(
       ({ message, action }) => Object.freeze({ ...event, message, action, datapath: Object.freeze({ key: 7, switch: action }) }) as OvnSampleEvent,
     ),
   );
-  const lines = (samples: readonly PsampleMessage[], events: readonly (OvnSampleEvent | undefined)[]): Buffer =>
-    Buffer.from(samples.map((message, i) => `${reference(message, events[i])}\n`).join(''));
+  // As OvnSampleDecoder.decodeSample() answers: per OVS cookie, else per cookie length.
+  const cookieKey = (sample: PsampleSample): string => {
+    const cookie = sample.userCookie ?? new Uint8Array(0);
+    return cookie.byteLength === 8 ? Buffer.from(cookie).toString('hex') : `${cookie.byteLength} bytes`;
+  };
+  /** A decoder that answers one event per cookie, and keeps it (or not). */
+  function source(eventOf: (sample: PsampleSample) => OvnSampleEvent, holds = true): SampleEventSource & { calls: number; change(): void } {
+    const listeners = new Set<() => void>();
+    return {
+      calls: 0,
+      decodeSample(sample) {
+        this.calls++;
+        return eventOf(sample as PsampleSample);
+      },
+      holds: () => holds,
+      on: (_: 'change', listener: () => void) => listeners.add(listener),
+      off: (_: 'change', listener: () => void) => listeners.delete(listener),
+      change: () => listeners.forEach((listener) => listener()),
+    };
+  }
+  const lines = (samples: readonly PsampleSample[], eventOf?: (sample: PsampleSample) => OvnSampleEvent): string =>
+    samples
+      .filter((sample) => sample.command === 'sample')
+      .map((sample) => `${reference(sample, eventOf?.(sample))}\n`)
+      .join('');
 
-  it('writes the UTF-8 bytes of the lines JSON.stringify wrote, for any batch, event and repeated packet', () => {
-    const writer = new SampleJsonWriter();
+  it('writes the UTF-8 bytes of the lines JSON.stringify wrote, for any batch, any events and repeated packets, group events left out', () => {
+    const withEvents = new Map<string, OvnSampleEvent>();
+    const eventOf = (sample: PsampleSample): OvnSampleEvent => withEvents.get(cookieKey(sample))!;
+    const plain = new SampleJsonLines();
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.oneof(arbitraryMessage, fc.constantFrom(everyAttributeSample, ...vectors().flatMap((v) => decodePsample(v.bytes)))), arbitraryEvent, fc.nat(2)), {
@@ -196,35 +225,70 @@ describe('SampleJsonWriter', () => {
         }),
         (drawn) => {
           // Each message repeated 1-3 times in a row, as OVN samples one packet at several stages.
-          const messages = drawn.flatMap(([message, , times]) => Array<PsampleMessage>(times + 1).fill(message));
-          const events = drawn.flatMap(([, e, times]) => Array<OvnSampleEvent | undefined>(times + 1).fill(e));
-          const samples = delivered(messages);
-          for (let i = 0; i < samples.length; i++) writer.append(samples[i]!, events[i]);
-          const bytes = writer.take();
-          expect(bytes.toString('latin1')).toBe(lines(samples, events).toString('latin1'));
-          expect(bytes.toString()).toBe(samples.map((message, i) => `${sampleJson(message, events[i])}\n`).join(''));
+          const batch = batchOf(drawn.flatMap(([message, , times]) => Array<PsampleMessage>(times + 1).fill(message)));
+          const samples = [...batch];
+          withEvents.clear();
+          let m = 0;
+          for (const [, e, times] of drawn) {
+            for (let i = 0; i <= times; i++, m++) if (!withEvents.has(cookieKey(samples[m]!))) withEvents.set(cookieKey(samples[m]!), e);
+          }
+          expect(plain.write(batch).bytes.toString('latin1')).toBe(Buffer.from(lines(samples)).toString('latin1'));
+          // A new table for each batch: these events are made up per batch, not per cookie.
+          const written = new SampleJsonLines(source(eventOf)).write(batch);
+          expect(written.bytes.toString('latin1')).toBe(Buffer.from(lines(samples, eventOf)).toString('latin1'));
+          expect(written.lines).toBe(samples.filter((sample) => sample.command === 'sample').length);
         },
       ),
       { numRuns: 300 },
     );
   });
 
-  it('takes nothing when nothing was appended', () => {
-    expect(new SampleJsonWriter().take().length).toBe(0);
+  it('writes nothing for a batch of group events', () => {
+    expect(new SampleJsonLines().write(batchOf([{ command: 'new-group', group: 1 }])).bytes.length).toBe(0);
+  });
+
+  it('stops after maxLines lines, counting samples only', () => {
+    const batch = batchOf([{ group: 1 }, { command: 'new-group', group: 1 }, { group: 2 }, { group: 3 }]);
+    const { bytes, lines: written } = new SampleJsonLines().write(batch, 2);
+    expect(written).toBe(2);
+    expect(bytes.toString().split('\n').map((line) => (line === '' ? undefined : (JSON.parse(line) as { group: number }).group))).toEqual([1, 2, undefined]);
+  });
+
+  it('decodes each cookie once while the decoder keeps its answer, again after a change, and per batch when it does not keep it', () => {
+    const cookie = Uint8Array.of(0x2b, 0, 0, 3, 0, 0, 3, 0xf4);
+    const batch = batchOf([{ group: 1, userCookie: cookie }, { group: 2, userCookie: cookie }, { group: 3 }, { group: 4, userCookie: Uint8Array.of(1) }]);
+    const kept = source(() => event);
+    const keeping = new SampleJsonLines(kept);
+    keeping.write(batch);
+    expect(kept.calls).toBe(3);
+    keeping.write(batch);
+    expect(kept.calls).toBe(3);
+    kept.change();
+    expect(keeping.write(batch).bytes.toString()).toBe(lines([...batch], () => event));
+    expect(kept.calls).toBe(6);
+    keeping.close();
+    kept.change();
+    keeping.write(batch);
+    expect(kept.calls).toBe(6);
+
+    const passing = source(() => event, false);
+    const answering = new SampleJsonLines(passing);
+    answering.write(batch);
+    answering.write(batch);
+    expect(passing.calls).toBe(6);
   });
 
   it('never writes over the bytes it handed out, when it fills its room and starts another', () => {
-    const writer = new SampleJsonWriter();
-    const samples = delivered([everyAttributeSample]);
     const big = Object.freeze({ ...event, message: 'ü'.repeat(40_000) }) as OvnSampleEvent;
     const taken: { bytes: Buffer; copy: Buffer }[] = [];
-    for (let batch = 0; batch < 40; batch++) {
-      for (let i = 0; i <= batch % 5; i++) writer.append(samples[0]!, batch % 2 === 0 ? big : event);
-      const bytes = writer.take();
+    for (let round = 0; round < 40; round++) {
+      const batch = batchOf(Array<PsampleMessage>((round % 5) + 1).fill(everyAttributeSample));
+      const writer = new SampleJsonLines(source(() => (round % 2 === 0 ? big : event)));
+      const bytes = writer.write(batch).bytes;
       taken.push({ bytes, copy: Buffer.from(bytes) });
     }
     for (const { bytes, copy } of taken) expect(bytes.equals(copy)).toBe(true);
-    expect(taken[0]!.copy.toString()).toBe(`${reference(samples[0]!, big)}\n`);
+    expect(taken[0]!.copy.toString()).toBe(`${reference(delivered([everyAttributeSample])[0]!, big)}\n`);
   });
 });
 
