@@ -82,7 +82,7 @@ export async function listen(
       const { bytes, lines } = json.write(batch, limit - shown);
       shown += lines;
       if (shown >= limit) stop();
-      output.writeNow(bytes);
+      if (output.writeNow(bytes)) json.recycle();
       return;
     }
     let text = '';

@@ -47,6 +47,15 @@ export class SampleJsonLines {
     events?.on('change', this.#forget);
   }
 
+  /**
+   * Every line handed out so far is written and referenced by no one (the caller's sink said so):
+   * the next ones are written over them, so one chunk serves a stream of batches instead of a new
+   * one, with fresh pages for the kernel to fault in and zero, every few batches.
+   */
+  recycle(): void {
+    this.#end = 0;
+  }
+
   /** Stops following the event source. */
   close(): void {
     this.#events?.off('change', this.#forget);

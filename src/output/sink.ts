@@ -60,16 +60,21 @@ export class BufferedOutput {
     }
   }
 
-  /** Writes `chunk`, after what is buffered, at once: for a caller that gathers a batch into one chunk itself. */
-  writeNow(chunk: string | Uint8Array): void {
-    if (this.broken) return;
+  /**
+   * Writes `chunk`, after what is buffered, at once: for a caller that gathers a batch into one
+   * chunk itself. True when none of it is held any more (a file, or a stream that wrote it
+   * through, as stdout pipes and files do on Linux), so the caller may write over its bytes.
+   */
+  writeNow(chunk: string | Uint8Array): boolean {
+    if (this.broken) return false;
     this.parts.push(chunk);
-    this.flush();
+    return this.flush();
   }
 
-  flush(): void {
+  /** Writes what is buffered; true when the stream holds none of it afterwards. */
+  flush(): boolean {
     this.scheduled = false;
-    if (this.parts.length === 0 || this.broken) return;
+    if (this.parts.length === 0 || this.broken) return !this.broken;
     const parts = this.parts;
     this.parts = [];
     this.bytes = 0;
@@ -82,9 +87,11 @@ export class BufferedOutput {
     if (this.fd !== undefined) {
       const buffer = typeof data === 'string' ? Buffer.from(data) : data;
       for (let offset = 0; offset < buffer.length; ) offset += writeSync(this.fd, buffer, offset);
-    } else {
-      this.stream!.write(data);
+      return true;
     }
+    const stream = this.stream!;
+    stream.write(data);
+    return 'writableLength' in stream && stream.writableLength === 0 && !this.broken;
   }
 
   /** Flushes and, for a file, closes it; a stream is left open (it may be stdout). */
