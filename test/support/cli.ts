@@ -12,6 +12,8 @@ export interface CliRun {
   stderr(): string;
   /** Sends the process a signal. */
   kill(signal: NodeJS.Signals): void;
+  /** Stops reading its stdout (the pipe fills, then the CLI's writes wait or queue), or reads on. */
+  readStdout(reading: boolean): void;
 }
 
 /** Runs the built ovn-psample CLI and collects what it prints. */
@@ -27,5 +29,12 @@ export function runCli(args: readonly string[]): CliRun {
     }),
   );
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  return { listening, exited, stdout: () => stdout, stderr: () => stderr, kill: (signal) => child.kill(signal) };
+  return {
+    listening,
+    exited,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    kill: (signal) => child.kill(signal),
+    readStdout: (reading) => (reading ? child.stdout.resume() : child.stdout.pause()),
+  };
 }

@@ -25,6 +25,25 @@ it('listen streams live samples as JSON lines, stops after --count and reports t
   expect(run.stderr()).toMatch(/3 shown; received=3 kernelDrops=0 queueDrops=0 malformed=0/);
 });
 
+it('a reader of its stdout that falls behind gets every line whole and in order: no batch is written over a queued one', async () => {
+  const count = 20_000;
+  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--count', String(count), '--rcvbuf', String(64 << 20)]);
+  await run.listening;
+  run.readStdout(false);
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
+  for (let seq = 0; seq < count; seq++) {
+    injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800, data: Uint8Array.of(seq >> 8, seq & 0xff) }));
+  }
+  injector.close();
+  // Far more than a pipe holds (64 KiB) waits to be read meanwhile.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  run.readStdout(true);
+  expect(await run.exited).toBe(0);
+  const lines = run.stdout().trim().split('\n').map((l) => JSON.parse(l) as { groupSeq: number; data: string });
+  expect(lines.map((l) => l.groupSeq)).toEqual(Array.from({ length: count }, (_, seq) => seq));
+  for (const line of lines) expect(line.data).toBe(Buffer.from([line.groupSeq >> 8, line.groupSeq & 0xff]).toString('hex'));
+});
+
 it('SIGTERM stops listen in the middle of a backlog, with its summary, and every sample is accounted for', async () => {
   const backlog = 40_000;
   const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--rcvbuf', String(128 << 20)]);
