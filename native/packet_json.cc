@@ -2,6 +2,7 @@
 
 #include <iterator>
 
+#include "address_text.h"
 #include "json_writer.h"
 #include "packet_decoder.h"
 
@@ -75,58 +76,20 @@ void write_mac(JsonWriter& w, const uint8_t* data, size_t offset) {
   w.written(kQuotedMacBytes);
 }
 
-void write_dotted_quad(JsonWriter& w, const uint8_t* data, size_t offset) {
-  for (size_t i = 0; i < 4; i++) {
-    if (i != 0) w.character('.');
-    w.number(data[offset + i]);
-  }
-}
-
 void write_ipv4(JsonWriter& w, const uint8_t* data, size_t offset) {
-  w.character('"');
-  write_dotted_quad(w, data, offset);
-  w.character('"');
+  char* at = w.raw(kIpv4TextMax + 2);
+  *at = '"';
+  const size_t length = format_ipv4(at + 1, data + offset);
+  at[length + 1] = '"';
+  w.written(length + 2);
 }
 
-// RFC 5952: lowercase, no leading zeros, the longest (first on a tie) run of 2+ zero groups as "::".
 void write_ipv6(JsonWriter& w, const uint8_t* data, size_t offset) {
-  uint32_t groups[8];
-  for (size_t i = 0; i < 8; i++) groups[i] = read_u16(data, offset + 2 * i);
-  int best_start = -1;
-  int best_length = 1;
-  int run_start = -1;
-  for (int group = 0; group < 8; group++) {
-    if (groups[group] != 0) {
-      run_start = -1;
-      continue;
-    }
-    if (run_start < 0) run_start = group;
-    if (group - run_start + 1 > best_length) {
-      best_start = run_start;
-      best_length = group - run_start + 1;
-    }
-  }
-  w.character('"');
-  // RFC 5952 section 5: IPv4-mapped addresses keep the dotted quad operators recognise.
-  if (best_start == 0 && best_length == 5 && groups[5] == 0xffff) {
-    w.literal("::ffff:");
-    write_dotted_quad(w, data, offset + 12);
-    w.character('"');
-    return;
-  }
-  bool separate = false;
-  for (int group = 0; group < 8; group++) {
-    if (group == best_start) {
-      w.literal("::");
-      separate = false;
-      group += best_length - 1;
-      continue;
-    }
-    if (separate) w.character(':');
-    w.number(groups[group], 16);
-    separate = true;
-  }
-  w.character('"');
+  char* at = w.raw(kIpv6TextMax + 2);
+  *at = '"';
+  const size_t length = format_ipv6(at + 1, data + offset);
+  at[length + 1] = '"';
+  w.written(length + 2);
 }
 
 void write_ethernet(JsonWriter& w, const DecodedPacket& p) {

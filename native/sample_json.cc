@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "address_text.h"
 #include "batch_layout.h"
 #include "packet_json.h"
 #include "psample_parser.h"
@@ -130,50 +131,13 @@ void append_hex(std::string& out, const uint8_t* bytes, size_t length) {
 }
 
 void append_ipv4(std::string& out, const uint8_t* a) {
-  for (int i = 0; i < 4; i++) {
-    if (i > 0) out += '.';
-    append_number(out, unsigned{a[i]});
-  }
+  char text[kIpv4TextMax];
+  out.append(text, format_ipv4(text, a));
 }
 
-uint16_t group_at(const uint8_t* a, int group) { return static_cast<uint16_t>(a[2 * group] << 8 | a[2 * group + 1]); }
-
-// RFC 5952, as src/packet/address.ts formatIpv6 writes it: lowercase, no leading zeros, the
-// longest (first on a tie) run of two or more zero groups as "::", IPv4-mapped as ::ffff:a.b.c.d.
 void append_ipv6(std::string& out, const uint8_t* a) {
-  int best_start = -1;
-  int best_length = 1;
-  int run_start = -1;
-  for (int group = 0; group < 8; group++) {
-    if (group_at(a, group) == 0) {
-      if (run_start < 0) run_start = group;
-      if (group - run_start + 1 > best_length) {
-        best_start = run_start;
-        best_length = group - run_start + 1;
-      }
-    } else {
-      run_start = -1;
-    }
-  }
-  if (best_start == 0 && best_length == 5 && group_at(a, 5) == 0xffff) {
-    out += "::ffff:";
-    append_ipv4(out, a + 12);
-    return;
-  }
-  bool separate = false;
-  for (int group = 0; group < 8; group++) {
-    if (group == best_start) {
-      out += "::";
-      separate = false;
-      group += best_length - 1;
-      continue;
-    }
-    if (separate) out += ':';
-    char digits[4];
-    const auto end = std::to_chars(digits, digits + sizeof digits, group_at(a, group), 16).ptr;
-    out.append(digits, static_cast<size_t>(end - digits));
-    separate = true;
-  }
+  char text[kIpv6TextMax];
+  out.append(text, format_ipv6(text, a));
 }
 
 // The tunnel object with its members in PsampleTunnel's order.
