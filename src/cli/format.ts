@@ -11,12 +11,7 @@ export function parseFormat(value: string): OutputFormat {
   return value;
 }
 
-/** One output line; with an OVN event, its sentence (text) or the whole event (JSON, as `event`). */
+/** One output line; with an OVN event, its sentence (text, after ` | `) or the whole event (JSON, as `event`). */
 export function formatSample(message: PsampleSample, format: OutputFormat, event?: OvnSampleEvent): string {
-  if (format === 'text') {
-    const line = sampleText(message);
-    if (event === undefined) return line;
-    return `${line} | ${event.status === 'decoded' ? event.message : `${event.status}: ${event.message}`}`;
-  }
-  return sampleJson(message, event);
+  return format === 'text' ? sampleText(message, event) : sampleJson(message, event);
 }

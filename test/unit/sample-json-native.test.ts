@@ -13,7 +13,7 @@ import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import { fromNativeError, InvalidOptionError } from '../../src/psample/errors';
 import { PsampleBatch } from '../../src/psample/batch';
 import { sampleJson } from '../../src/output/sample-json';
-import { SampleJsonLines } from '../../src/output/sample-json-lines';
+import { SampleLines } from '../../src/output/sample-lines';
 import { goldenBatch, goldenEvents, goldenMessages, goldenSamples } from './sample-json-golden';
 
 const GOLDEN = join(__dirname, '..', 'fixtures', 'sample-json', 'golden.tsv');
@@ -62,7 +62,7 @@ describe('sample JSON golden lines', () => {
     const batch = goldenBatch(messages);
     for (let e = 0; e < goldenEvents.length; e++) {
       const event = goldenEvents[e];
-      const lines = new SampleJsonLines(event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined });
+      const lines = new SampleLines('json', event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined });
       const { bytes, lines: count } = lines.write(batch);
       const expected = golden.filter((g) => g.event === e && !g.name.endsWith('-group')).map((g) => `${g.line}\n`);
       expect(count).toBe(expected.length);
@@ -72,15 +72,15 @@ describe('sample JSON golden lines', () => {
 });
 
 // The renderer's N-API face, called the wrong way and handed batches whose records lie.
-describe('JsonLineRenderer at its boundary', () => {
-  const { stop: STOP, flag: FLAG, state: STATE } = addon.JsonLineRenderer;
+describe('LineRenderer at its boundary', () => {
+  const { stop: STOP, flag: FLAG, state: STATE } = addon.LineRenderer;
   const host = NATIVE_LITTLE_ENDIAN ? FLAG.littleEndian : 0;
   const out = Buffer.alloc(64 * 1024);
   const state = new Float64Array(STATE.length);
   const batch = goldenBatch(messages);
 
   it('throws a typed error for every argument of the wrong type or out of range', () => {
-    const renderer = new addon.JsonLineRenderer();
+    const renderer = new addon.LineRenderer('json');
     const json = Buffer.from('{}');
     const buffer = batch.buffer;
     const calls: (() => unknown)[] = [
@@ -137,7 +137,7 @@ describe('JsonLineRenderer at its boundary', () => {
     ['more records than the batch holds', () => ({ buffer: batch.buffer, count: batch.length + 1 })],
   ])('stops at a record with %s, reading nothing outside the batch', (_, make) => {
     const { buffer, count } = make();
-    const renderer = new addon.JsonLineRenderer();
+    const renderer = new addon.LineRenderer('json');
     let index = 0;
     let offset = 0;
     let stop: number;
@@ -150,12 +150,12 @@ describe('JsonLineRenderer at its boundary', () => {
     expect(stop).toBe(STOP.malformed);
     expect(index).toBeLessThan(count);
     const lie = new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN);
-    expect(() => new SampleJsonLines().write(lie)).toThrow(RangeError);
+    expect(() => new SampleLines('json').write(lie)).toThrow(RangeError);
     expect(() => renderer.line(buffer, Math.min(offset, buffer.byteLength), NATIVE_LITTLE_ENDIAN)).toThrow(RangeError);
   });
 
   it('never reads outside a batch whatever its bytes say: each line it writes is JSON, or it stops at the lying record', () => {
-    const renderer = new addon.JsonLineRenderer();
+    const renderer = new addon.LineRenderer('json');
     renderer.setEventForCookieLength(16, Buffer.from('{"e":1}'));
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(batch.buffer.byteLength - 1), fc.nat(255)), { minLength: 1, maxLength: 16 }), fc.nat(batch.length + 2), (changes, count) => {
@@ -178,7 +178,7 @@ describe('JsonLineRenderer at its boundary', () => {
       { name: 'a', datagram: encodePsample({ group: 1, userCookie: cookie }) },
       { name: 'b', datagram: encodePsample({ group: 2, userCookie: cookie }) },
     ]);
-    const renderer = new addon.JsonLineRenderer();
+    const renderer = new addon.LineRenderer('json');
     const render = (): number => renderer.render(twice.buffer, twice.length, 0, 0, host | FLAG.withEvents, Infinity, out, 0, state);
     renderer.setEvent(0x2b000003, 1012, Buffer.from('{"n":1}'));
     expect(render()).toBe(STOP.end);
@@ -193,7 +193,7 @@ describe('JsonLineRenderer at its boundary', () => {
   });
 
   it('stops when out of room, writing only whole lines and saying how much the next one needs', () => {
-    const renderer = new addon.JsonLineRenderer();
+    const renderer = new addon.LineRenderer('json');
     const first = sampleJson(batch.at(0)!).length + 1;
     const small = Buffer.alloc(first + 10);
     expect(renderer.render(batch.buffer, batch.length, 0, 0, host, Infinity, small, 0, state)).toBe(STOP.noRoom);

@@ -13,7 +13,7 @@ import { formatSample } from '../../src/cli/format';
 import { encodePsample } from '../../src/index';
 import { RECORD } from '../../src/native/abi.generated';
 import { NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
-import { decodePacket, describePacket } from '../../src/packet/index';
+import { describePacket } from '../../src/packet/index';
 import type { PsampleSample } from '../../src/psample/sample';
 import { goldenInputs } from './packet-golden';
 import { goldenEvents, goldenMessages, goldenSamples } from './sample-json-golden';
@@ -21,7 +21,7 @@ import { goldenEvents, goldenMessages, goldenSamples } from './sample-json-golde
 const PACKET_GOLDEN = join(__dirname, '..', 'fixtures', 'packet-text', 'golden.tsv.gz');
 const SAMPLE_GOLDEN = join(__dirname, '..', 'fixtures', 'sample-text', 'golden.tsv');
 
-const describeBytes = (bytes: Uint8Array, proto: number): string => describePacket(decodePacket(bytes, proto));
+const describeBytes = (bytes: Uint8Array, proto: number): string => describePacket(bytes, proto);
 
 const rows = (text: string): string[][] =>
   text
