@@ -14,7 +14,9 @@ import { encodePsample } from '../../src/index';
 import { RECORD } from '../../src/native/abi.generated';
 import { NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import { describePacket } from '../../src/packet/index';
+import { PsampleBatch } from '../../src/psample/batch';
 import type { PsampleSample } from '../../src/psample/sample';
+import { SampleLines } from '../../src/output/sample-lines';
 import { goldenInputs } from './packet-golden';
 import { goldenEvents, goldenMessages, goldenSamples } from './sample-json-golden';
 
@@ -63,6 +65,20 @@ describe('packet description golden corpus', () => {
     expect(golden.map(([name]) => name)).toEqual(inputs.map((input) => input.name));
     golden.forEach(([name, text], i) => expect(describeBytes(inputs[i]!.bytes, inputs[i]!.proto), name).toBe(text));
   });
+
+  it('throws a TypeError for data that is no Uint8Array or a proto outside 0-65535', () => {
+    const describeAny = describePacket as (data: unknown, proto: unknown) => string;
+    for (const [data, proto] of [
+      ['45', 0x0800],
+      [new Uint16Array(4), 0x0800],
+      [new Uint8Array(4), -1],
+      [new Uint8Array(4), 0x10000],
+      [new Uint8Array(4), 1.5],
+      [new Uint8Array(4), '2048'],
+    ]) {
+      expect(() => describeAny(data, proto)).toThrow(TypeError);
+    }
+  });
 });
 
 describe('sample text golden lines', () => {
@@ -76,5 +92,19 @@ describe('sample text golden lines', () => {
       // Compared as the UTF-8 the output writes: a lone surrogate in a message is U+FFFD there.
       expect(Buffer.from(formatSample(sample, 'text', goldenEvents[event])).toString(), `${name}/${event}`).toBe(Buffer.from(line).toString());
     });
+  });
+
+  it('writes a batch as the recorded lines of its samples, group events left out', () => {
+    const all = samples();
+    const batch = new PsampleBatch(all[0]!.record().buffer, all.length, NATIVE_LITTLE_ENDIAN);
+    const groupEvents = new Set(all.flatMap((sample, i) => (sample.command === 'sample' ? [] : [messages[i]!.name])));
+    for (let e = 0; e < goldenEvents.length; e++) {
+      const event = goldenEvents[e];
+      const lines = new SampleLines('text', event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined });
+      const { bytes, lines: count } = lines.write(batch);
+      const expected = golden.filter((g) => g.event === e && !groupEvents.has(g.name)).map((g) => `${g.line}\n`);
+      expect(count).toBe(expected.length);
+      expect(bytes.toString()).toBe(Buffer.from(expected.join('')).toString());
+    }
   });
 });
