@@ -19,9 +19,6 @@ const char* ipv6_extension_name(uint8_t protocol) {
   }
 }
 
-// Bit i of the flags byte, quoted.
-constexpr const char* kTcpFlags[] = {"\"FIN\"", "\"SYN\"", "\"RST\"", "\"PSH\"", "\"ACK\"", "\"URG\"", "\"ECE\"", "\"CWR\""};
-
 // The address text forms are src/packet/address.ts's (psample's tunnel metadata still uses it):
 // a quoted JSON string each, which never needs escaping.
 
@@ -223,13 +220,7 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
       w.literal(",\"dataOffset\":");
       w.number(p.data[at + 12] >> 4);
       w.literal(",\"flags\":[");
-      bool first = true;
-      for (uint32_t bit = 0; bit < 8; bit++) {
-        if ((p.data[at + 13] & (1u << bit)) == 0) continue;
-        if (!first) w.character(',');
-        w.text(kTcpFlags[bit]);
-        first = false;
-      }
+      write_tcp_flags(w, p.data[at + 13], true);
       w.literal("],\"window\":");
       w.number(read_u16(p.data, at + 14));
       w.character('}');

@@ -45,6 +45,20 @@ inline const char* icmpv6_type_name(uint8_t type) {
   }
 }
 
+// The TCP flags set, lowest bit first, comma-separated; as JSON strings when `quoted`.
+inline void write_tcp_flags(JsonWriter& w, uint8_t flags, bool quoted) {
+  static constexpr const char* kNames[] = {"FIN", "SYN", "RST", "PSH", "ACK", "URG", "ECE", "CWR"};
+  bool first = true;
+  for (uint32_t bit = 0; bit < 8; bit++) {
+    if ((flags & (1u << bit)) == 0) continue;
+    if (!first) w.character(',');
+    if (quoted) w.character('"');
+    w.text(kNames[bit]);
+    if (quoted) w.character('"');
+    first = false;
+  }
+}
+
 // Why the packet is malformed, one sentence of fixed ASCII and numbers (nothing to escape in JSON).
 inline void write_malformed_reason(JsonWriter& w, const DecodedPacket& p) {
   switch (p.reason) {

@@ -11,13 +11,6 @@ namespace {
 
 constexpr uint32_t kArpRequest = 1;
 constexpr uint32_t kArpReply = 2;
-constexpr uint8_t kIpProtoIcmp = 1;
-constexpr uint8_t kIpProtoTcp = 6;
-constexpr uint8_t kIpProtoUdp = 17;
-constexpr uint8_t kIpProtoIcmpv6 = 58;
-constexpr uint8_t kIpProtoSctp = 132;
-
-constexpr const char* kTcpFlags[] = {"FIN", "SYN", "RST", "PSH", "ACK", "URG", "ECE", "CWR"};
 
 bool has_member(const DecodedPacket& p, PacketMember member) {
   for (size_t i = 0; i < p.member_count; i++) {
@@ -127,13 +120,7 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
   switch (p.transport) {
     case TransportKind::kTcp: {
       w.literal(" TCP [");
-      bool first = true;
-      for (uint32_t bit = 0; bit < 8; bit++) {
-        if ((p.data[at + 13] & (1u << bit)) == 0) continue;
-        if (!first) w.character(',');
-        w.text(kTcpFlags[bit]);
-        first = false;
-      }
+      write_tcp_flags(w, p.data[at + 13], false);
       w.character(']');
       return;
     }
@@ -157,11 +144,11 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
 
 void write_protocol_label(JsonWriter& w, uint8_t protocol) {
   switch (protocol) {
-    case kIpProtoIcmp: return w.literal("ICMP");
-    case kIpProtoTcp: return w.literal("TCP");
-    case kIpProtoUdp: return w.literal("UDP");
-    case kIpProtoIcmpv6: return w.literal("ICMPv6");
-    case kIpProtoSctp: return w.literal("SCTP");
+    case kProtoIcmp: return w.literal("ICMP");
+    case kProtoTcp: return w.literal("TCP");
+    case kProtoUdp: return w.literal("UDP");
+    case kProtoIcmpv6: return w.literal("ICMPv6");
+    case kProtoSctp: return w.literal("SCTP");
     default:
       w.literal("proto ");
       w.number(protocol);
