@@ -1,7 +1,9 @@
 // LineRenderer: renders the lines of a whole batch in one format, JSON or text
 // (native/sample_lines.h), into the caller's output buffer in one call, with the OVN decoder's
-// events from a table JavaScript fills on demand. A batch whose cookies are all in the table costs one call; each cookie seen
-// for the first time costs one more (JavaScript describes it, sets its event and renders on).
+// events from a table JavaScript fills on demand. A batch whose cookies are all in the table
+// costs one call; each cookie seen for the first time costs one more (JavaScript describes it,
+// sets its event and renders on). One instance renders one format: its events are in that
+// format's bytes.
 #include "addon_render.h"
 
 #include <cmath>

@@ -1,10 +1,11 @@
 import { sampleJson } from '../output/sample-json';
+import type { LineFormat } from '../output/sample-lines';
 import { sampleText } from '../output/sample-text';
 import type { OvnSampleEvent } from '../ovn/event';
 import type { PsampleSample } from '../psample/sample';
 import { CliUsageError } from './errors';
 
-export type OutputFormat = 'json' | 'text';
+export type OutputFormat = LineFormat;
 
 export function parseFormat(value: string): OutputFormat {
   if (value !== 'json' && value !== 'text') throw new CliUsageError(`--format ${value}: use json or text`);

@@ -22,7 +22,6 @@ function describeFrame(name: string): string {
   return describePacket(frame.bytes, frame.proto);
 }
 
-
 describe('real psample captures', () => {
   test('the four captures are present', () => {
     expect(capturedFrames().map((frame) => frame.name)).toEqual(expect.arrayContaining(['ovs-1', 'ovs-2', 'tc-cookie-1', 'tc-nocookie-1']));
