@@ -341,10 +341,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeReader", ReaderWrap::Define(env));
   exports.Set("NativeInjector", InjectorWrap::Define(env));
   exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
-  exports.Set("JsonLineRenderer", define_json_line_renderer(env));
+  exports.Set("LineRenderer", define_line_renderer(env));
   exports.Set("dropPrivileges", Napi::Function::New(env, DropPrivileges, "dropPrivileges"));
   exports.Set("abi", describe_abi(env));
-  export_packet_json(env, exports);
+  export_packet_forms(env, exports);
   return exports;
 }
 

@@ -1,11 +1,11 @@
-// N-API surface of the packet decoder (native/packet_json.h).
+// N-API surface of the packet decoder's two forms (native/packet_json.h, native/packet_text.h).
 #pragma once
 
 #include <napi.h>
 
 namespace ovnpsample {
 
-// Adds packetJson(data: Uint8Array, proto: number): string to the addon's exports.
-void export_packet_json(Napi::Env env, Napi::Object exports);
+// Adds packetJson(data: Uint8Array, proto: number): string and packetText(…) to the addon's exports.
+void export_packet_forms(Napi::Env env, Napi::Object exports);
 
 }  // namespace ovnpsample

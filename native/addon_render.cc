@@ -1,7 +1,9 @@
-// JsonLineRenderer: renders the JSON lines of a whole batch (native/sample_json.h) into the
-// caller's output buffer in one call, with the OVN decoder's events from a table JavaScript
-// fills on demand. A batch whose cookies are all in the table costs one call; each cookie seen
-// for the first time costs one more (JavaScript describes it, sets its event and renders on).
+// LineRenderer: renders the lines of a whole batch in one format, JSON or text
+// (native/sample_lines.h), into the caller's output buffer in one call, with the OVN decoder's
+// events from a table JavaScript fills on demand. A batch whose cookies are all in the table
+// costs one call; each cookie seen for the first time costs one more (JavaScript describes it,
+// sets its event and renders on). One instance renders one format: its events are in that
+// format's bytes.
 #include "addon_render.h"
 
 #include <cmath>
@@ -10,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "sample_json.h"
+#include "sample_lines.h"
 
 namespace ovnpsample {
 
@@ -29,7 +31,7 @@ constexpr uint32_t kStateNeeded = 4;
 constexpr uint32_t kStateLength = 5;
 
 [[noreturn]] void throw_usage(Napi::Env env, const char* usage) {
-  Napi::Error e = Napi::TypeError::New(env, std::string("JsonLineRenderer.") + usage);
+  Napi::Error e = Napi::TypeError::New(env, std::string("LineRenderer.") + usage);
   e.Set("code", Napi::String::New(env, "INVALID_OPTION"));
   throw e;
 }
@@ -57,7 +59,16 @@ Napi::ArrayBuffer batch_of(const Napi::Value& value, Napi::Env env, const char* 
   return value.As<Napi::ArrayBuffer>();
 }
 
-class JsonLineRendererWrap : public Napi::ObjectWrap<JsonLineRendererWrap> {
+LineFormat format_of(const Napi::CallbackInfo& info) {
+  const char* usage = "constructor(format: 'json' | 'text')";
+  if (!info[0].IsString()) throw_usage(info.Env(), usage);
+  const std::string format = info[0].As<Napi::String>().Utf8Value();
+  if (format == "json") return LineFormat::kJson;
+  if (format == "text") return LineFormat::kText;
+  throw_usage(info.Env(), usage);
+}
+
+class LineRendererWrap : public Napi::ObjectWrap<LineRendererWrap> {
  public:
   static Napi::Function Define(Napi::Env env) {
     // The numbers render() speaks in, defined here once: JavaScript reads them off the class.
@@ -78,32 +89,35 @@ class JsonLineRendererWrap : public Napi::ObjectWrap<JsonLineRendererWrap> {
     state.Set("outEnd", kStateOutEnd);
     state.Set("needed", kStateNeeded);
     state.Set("length", kStateLength);
-    return DefineClass(env, "JsonLineRenderer",
+    return DefineClass(env, "LineRenderer",
                        {StaticValue("stop", stop), StaticValue("flag", flag), StaticValue("state", state),
-                        InstanceMethod("setEvent", &JsonLineRendererWrap::SetEvent),
-                        InstanceMethod("setEventForCookieLength", &JsonLineRendererWrap::SetEventForCookieLength),
-                        InstanceMethod("clearEvents", &JsonLineRendererWrap::ClearEvents),
-                        InstanceMethod("render", &JsonLineRendererWrap::Render),
-                        InstanceMethod("line", &JsonLineRendererWrap::Line)});
+                        InstanceMethod("setEvent", &LineRendererWrap::SetEvent),
+                        InstanceMethod("setEventForCookieLength", &LineRendererWrap::SetEventForCookieLength),
+                        InstanceMethod("clearEvents", &LineRendererWrap::ClearEvents),
+                        InstanceMethod("render", &LineRendererWrap::Render),
+                        InstanceMethod("line", &LineRendererWrap::Line)});
   }
 
-  explicit JsonLineRendererWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<JsonLineRendererWrap>(info) {}
+  // new LineRenderer(format: 'json' | 'text')
+  explicit LineRendererWrap(const Napi::CallbackInfo& info)
+      : Napi::ObjectWrap<LineRendererWrap>(info), renderer_(format_of(info)) {}
 
  private:
-  // setEvent(obsDomainId, obsPointId, json: Uint8Array): the event of the samples with this 8-byte cookie.
+  // setEvent(obsDomainId, obsPointId, bytes: Uint8Array): the event of the samples with this
+  // 8-byte cookie, as the format writes it (JSON: the event object; text: ` | message`).
   void SetEvent(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    const char* usage = "setEvent(obsDomainId: u32, obsPointId: u32, json: Uint8Array)";
+    const char* usage = "setEvent(obsDomainId: u32, obsPointId: u32, bytes: Uint8Array)";
     const uint32_t domain = u32(info[0], env, usage);
     const uint32_t point = u32(info[1], env, usage);
     renderer_.events().set(domain, point, bytes_of(info[2], env, usage));
   }
 
-  // setEventForCookieLength(cookieLength, json: Uint8Array): the event of the samples whose
+  // setEventForCookieLength(cookieLength, bytes: Uint8Array): the event of the samples whose
   // cookie is not an OVS cookie and has this many bytes (0: none).
   void SetEventForCookieLength(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    const char* usage = "setEventForCookieLength(cookieLength: u32, json: Uint8Array)";
+    const char* usage = "setEventForCookieLength(cookieLength: u32, bytes: Uint8Array)";
     const uint32_t length = u32(info[0], env, usage);
     renderer_.events().set_for_cookie_length(length, bytes_of(info[1], env, usage));
   }
@@ -172,12 +186,12 @@ class JsonLineRendererWrap : public Napi::ObjectWrap<JsonLineRendererWrap> {
     return Napi::String::New(env, line_);
   }
 
-  SampleJsonRenderer renderer_;
+  SampleLineRenderer renderer_;
   std::string line_;
 };
 
 }  // namespace
 
-Napi::Function define_json_line_renderer(Napi::Env env) { return JsonLineRendererWrap::Define(env); }
+Napi::Function define_line_renderer(Napi::Env env) { return LineRendererWrap::Define(env); }
 
 }  // namespace ovnpsample

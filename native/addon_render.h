@@ -1,11 +1,11 @@
-// N-API face of the sample JSON renderer (sample_json.h): the JsonLineRenderer class.
+// N-API face of the sample line renderer (sample_lines.h): the LineRenderer class.
 #pragma once
 
 #include <napi.h>
 
 namespace ovnpsample {
 
-// The JsonLineRenderer constructor of this environment.
-Napi::Function define_json_line_renderer(Napi::Env env);
+// The LineRenderer constructor of this environment.
+Napi::Function define_line_renderer(Napi::Env env);
 
 }  // namespace ovnpsample

@@ -1,5 +1,5 @@
-// IPv4 and IPv6 addresses as text, the one C++ form for packets (packet_json.cc) and psample's
-// tunnel metadata (sample_json.cc). The forms are src/packet/address.ts's, which the JavaScript
+// MAC, IPv4 and IPv6 addresses as text, the one C++ form for packets (packet_json.cc,
+// packet_text.cc) and psample's tunnel metadata (sample_json.cc). The forms are src/packet/address.ts's, which the JavaScript
 // tunnel getters still use (test/unit/packet.test.ts checks that they agree).
 #pragma once
 
@@ -9,9 +9,20 @@
 
 namespace ovnpsample {
 
-// "255.255.255.255" and "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", without a terminator.
+// "ff:ff:ff:ff:ff:ff", "255.255.255.255" and "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", without a terminator.
+inline constexpr size_t kMacTextBytes = 17;
 inline constexpr size_t kIpv4TextMax = 15;
 inline constexpr size_t kIpv6TextMax = 39;
+
+// Lowercase, colon-separated: always kMacTextBytes at `out`.
+inline void format_mac(char* out, const uint8_t* a) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < 6; i++) {
+    if (i != 0) *out++ = ':';
+    *out++ = kHex[a[i] >> 4];
+    *out++ = kHex[a[i] & 0xf];
+  }
+}
 
 // Dotted quad; returns the characters written at `out`.
 inline size_t format_ipv4(char* out, const uint8_t* a) {

@@ -1,6 +1,7 @@
-// Appends JSON text to a std::string piece by piece, inline: literals are copied with their
-// length known at compile time and the room is checked once per piece, where std::string::append
-// would call out of line for every few bytes. Text is ASCII; the caller writes the syntax.
+// Appends JSON text (and the packet's one-line description) to a std::string piece by piece,
+// inline: literals are copied with their length known at compile time and the room is checked
+// once per piece, where std::string::append would call out of line for every few bytes. Text is
+// ASCII; the caller writes the syntax.
 #pragma once
 
 #include <algorithm>

@@ -10,12 +10,7 @@ constexpr uint32_t kEtherTypeIpv4 = 0x0800;
 constexpr uint32_t kEtherTypeArp = 0x0806;
 constexpr uint32_t kEtherTypeIpv6 = 0x86dd;
 
-constexpr uint8_t kProtoIcmp = 1;
-constexpr uint8_t kProtoTcp = 6;
-constexpr uint8_t kProtoUdp = 17;
-constexpr uint8_t kProtoIcmpv6 = 58;
 constexpr uint8_t kProtoNone = 59;
-constexpr uint8_t kProtoSctp = 132;
 
 constexpr size_t kEthernetHeaderBytes = 14;
 constexpr size_t kVlanTagBytes = 4;

@@ -31,6 +31,13 @@ enum class NetworkKind : uint8_t { kNone, kArp, kIpv4, kIpv6 };
 enum class TransportKind : uint8_t { kNone, kTcp, kUdp, kSctp, kIcmp, kIcmpv6, kPorts };
 enum class MalformedReason : uint8_t { kIpv4Version, kIpv6Version, kIpv4HeaderLength, kTcpDataOffset, kEnclosingLength };
 
+// The upper-layer protocols read.
+constexpr uint8_t kProtoIcmp = 1;
+constexpr uint8_t kProtoTcp = 6;
+constexpr uint8_t kProtoUdp = 17;
+constexpr uint8_t kProtoIcmpv6 = 58;
+constexpr uint8_t kProtoSctp = 132;
+
 // The IPv6 extension headers read.
 constexpr uint8_t kProtoHopByHop = 0;
 constexpr uint8_t kProtoRouting = 43;

@@ -1,20 +1,13 @@
 #include "packet_json.h"
 
-#include <iterator>
-
 #include "address_text.h"
 #include "json_writer.h"
 #include "packet_decoder.h"
+#include "packet_names.h"
 
 namespace ovnpsample {
 
 namespace {
-
-const char* layer_name(PacketLayer layer) {
-  static constexpr const char* kNames[] = {"ethernet", "vlan", "arp",  "ipv4", "ipv6",   "ipv6-extension",
-                                           "tcp",      "udp",  "sctp", "icmp", "icmpv6", "payload"};
-  return kNames[static_cast<uint8_t>(layer)];
-}
 
 const char* ipv6_extension_name(uint8_t protocol) {
   switch (protocol) {
@@ -26,54 +19,15 @@ const char* ipv6_extension_name(uint8_t protocol) {
   }
 }
 
-const char* icmp_type_name(uint8_t type) {
-  static constexpr const char* kNames[] = {
-      "echo-reply",   nullptr,          nullptr,   "destination-unreachable", "source-quench", "redirect", nullptr, nullptr,
-      "echo-request", "router-advertisement", "router-solicitation", "time-exceeded", "parameter-problem", "timestamp-request",
-      "timestamp-reply"};
-  return type < std::size(kNames) ? kNames[type] : nullptr;
-}
-
-const char* icmpv6_type_name(uint8_t type) {
-  switch (type) {
-    case 1: return "destination-unreachable";
-    case 2: return "packet-too-big";
-    case 3: return "time-exceeded";
-    case 4: return "parameter-problem";
-    case 128: return "echo-request";
-    case 129: return "echo-reply";
-    case 130: return "multicast-listener-query";
-    case 131: return "multicast-listener-report";
-    case 132: return "multicast-listener-done";
-    case 133: return "router-solicitation";
-    case 134: return "router-advertisement";
-    case 135: return "neighbor-solicitation";
-    case 136: return "neighbor-advertisement";
-    case 137: return "redirect";
-    case 143: return "multicast-listener-report-v2";
-    default: return nullptr;
-  }
-}
-
-// Bit i of the flags byte, quoted.
-constexpr const char* kTcpFlags[] = {"\"FIN\"", "\"SYN\"", "\"RST\"", "\"PSH\"", "\"ACK\"", "\"URG\"", "\"ECE\"", "\"CWR\""};
-
 // The address text forms are src/packet/address.ts's (psample's tunnel metadata still uses it):
 // a quoted JSON string each, which never needs escaping.
 
-// Lowercase, colon-separated.
 void write_mac(JsonWriter& w, const uint8_t* data, size_t offset) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  constexpr size_t kQuotedMacBytes = 19;
-  char* at = w.raw(kQuotedMacBytes);
-  *at++ = '"';
-  for (size_t i = 0; i < 6; i++) {
-    if (i != 0) *at++ = ':';
-    *at++ = kHex[data[offset + i] >> 4];
-    *at++ = kHex[data[offset + i] & 0xf];
-  }
-  *at = '"';
-  w.written(kQuotedMacBytes);
+  char* at = w.raw(kMacTextBytes + 2);
+  at[0] = '"';
+  format_mac(at + 1, data + offset);
+  at[kMacTextBytes + 1] = '"';
+  w.written(kMacTextBytes + 2);
 }
 
 void write_ipv4(JsonWriter& w, const uint8_t* data, size_t offset) {
@@ -266,13 +220,7 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
       w.literal(",\"dataOffset\":");
       w.number(p.data[at + 12] >> 4);
       w.literal(",\"flags\":[");
-      bool first = true;
-      for (uint32_t bit = 0; bit < 8; bit++) {
-        if ((p.data[at + 13] & (1u << bit)) == 0) continue;
-        if (!first) w.character(',');
-        w.text(kTcpFlags[bit]);
-        first = false;
-      }
+      write_tcp_flags(w, p.data[at + 13], true);
       w.literal("],\"window\":");
       w.number(read_u16(p.data, at + 14));
       w.character('}');
@@ -294,7 +242,7 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
       return;
     case TransportKind::kPorts:
       w.literal("{\"kind\":\"ports\",\"protocol\":\"");
-      w.text(layer_name(p.ports_protocol));
+      w.text(packet_layer_name(p.ports_protocol));
       w.character('"');
       write_ports(w, p);
       w.character('}');
@@ -310,32 +258,9 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
 // Fixed ASCII and numbers: nothing in a reason needs escaping.
 void write_malformed(JsonWriter& w, const DecodedPacket& p) {
   w.literal("{\"layer\":\"");
-  w.text(layer_name(p.malformed_layer));
+  w.text(packet_layer_name(p.malformed_layer));
   w.literal("\",\"reason\":\"");
-  switch (p.reason) {
-    case MalformedReason::kIpv4Version:
-    case MalformedReason::kIpv6Version:
-      w.literal("IP version ");
-      w.number(p.reason_value);
-      if (p.reason == MalformedReason::kIpv4Version) w.literal(" in a packet marked IPv4");
-      else w.literal(" in a packet marked IPv6");
-      break;
-    case MalformedReason::kIpv4HeaderLength:
-    case MalformedReason::kTcpDataOffset:
-      if (p.reason == MalformedReason::kIpv4HeaderLength) w.literal("header length ");
-      else w.literal("data offset ");
-      w.number(p.reason_value);
-      w.literal(" is below the minimum 20 bytes");
-      break;
-    case MalformedReason::kEnclosingLength:
-      w.literal("the ");
-      w.text(layer_name(p.malformed_layer));
-      w.literal(" header needs ");
-      w.number(p.reason_value);
-      w.literal(" bytes but the enclosing length leaves ");
-      w.number(p.reason_left);
-      break;
-  }
+  write_malformed_reason(w, p);
   w.literal("\"}");
 }
 
@@ -377,7 +302,7 @@ void append_packet_json(std::string& out, const uint8_t* data, size_t length, ui
         break;
       case PacketMember::kTruncatedLayer:
         w.literal(",\"truncatedLayer\":\"");
-        w.text(layer_name(p.truncated_layer));
+        w.text(packet_layer_name(p.truncated_layer));
         w.character('"');
         break;
       case PacketMember::kMalformed:

@@ -1,108 +1,31 @@
-// The JSON line of a psample message, rendered from its batch record (batch_layout.h): THE
+// The JSON line of a psample message, written from its batch record (batch_record.h): THE
 // implementation of the sample JSON that `listen --format json`, `decode` and the library's
-// sampleJson() write. Pure C++ (no N-API) so it can be fuzzed and tested alone; the addon's
-// JsonLineRenderer (addon_render.cc) hands it batches and the OVN decoder's events.
+// sampleJson() write. Pure C++ (no N-API); SampleLineRenderer (sample_lines.h) walks batches
+// with it.
 //
 // One line is one JSON object, members in this order, absent ones left out as JSON.stringify
 // leaves out undefined: command, group, groupSeq, iifindex, oifindex, origSize, rate,
 // probability, timestampNs, latencyNs, outTc, outTcOcc, proto, data, userCookie, groupRefcount,
 // tunnel, nsid, obsDomainId, obsPointId, ovn {appId, datapathKey} (an 8-byte cookie), packet (a
-// sample, not a group event), event (the decoder's, when given); then '\n'. 64-bit numbers are
-// decimal strings (they exceed 2^53), bytes lowercase hex.
+// sample, not a group event), event (the decoder's, when given). 64-bit numbers are decimal
+// strings (they exceed 2^53), bytes lowercase hex.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <vector>
+
+#include "batch_record.h"
 
 namespace ovnpsample {
 
-// The OVN decoder's events as JSON bytes, keyed the way OvnSampleDecoder.decodeSample() answers:
-// by the observation ids of an 8-byte OVS cookie, else by the cookie's length (0: no cookie),
-// whose samples all share one "not an OVN cookie" event.
-class EventTable {
- public:
-  void set(uint32_t obs_domain_id, uint32_t obs_point_id, std::string_view json);
-  void set_for_cookie_length(uint32_t cookie_length, std::string_view json);
-  void clear();
-  size_t size() const { return by_ids_.size() + by_length_.size(); }
+// The line of the record (no '\n'): `packet` is append_json_packet()'s bytes for a sample (empty
+// for a group event), `event` the event's JSON when given.
+void append_json_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event);
 
-  const std::string* find(uint32_t obs_domain_id, uint32_t obs_point_id) const;
-  const std::string* find_for_cookie_length(uint32_t cookie_length) const;
-
- private:
-  std::unordered_map<uint64_t, std::string> by_ids_;
-  std::unordered_map<uint32_t, std::string> by_length_;
-};
-
-// Why a render stopped.
-enum class RenderStop : uint32_t {
-  kEnd = 0,           // every record was walked
-  kMissingEvent = 1,  // the record at the cursor needs an event the table does not have
-  kLineLimit = 2,     // max_lines lines were written
-  kNoRoom = 3,        // the record at the cursor's line does not fit in what is left of the output
-  kMalformed = 4,     // the record at the cursor lies: its length or a range leaves the batch
-};
-
-struct RenderRequest {
-  const uint8_t* batch = nullptr;
-  size_t batch_size = 0;
-  uint32_t count = 0;            // records in the batch, as the reader declared
-  bool little_endian = true;     // the byte order of the batch's numbers (the host's, but in tests)
-  bool samples_only = false;     // skip group events (they are walked, not written)
-  bool with_events = false;      // every written line gets its event from the table
-  uint64_t max_lines = UINT64_MAX;
-};
-
-// Where a walk is: the next record's index and byte offset.
-struct RenderCursor {
-  uint32_t index = 0;
-  size_t offset = 0;
-};
-
-struct RenderResult {
-  RenderStop stop = RenderStop::kEnd;
-  RenderCursor next;     // the record the walk stopped at (count, batch end: kEnd)
-  uint32_t lines = 0;    // lines written
-  size_t written = 0;    // bytes written
-  size_t needed = 0;     // kNoRoom: the bytes of the line that did not fit
-};
-
-// The packet member of the previous sample: OVN samples one packet at several stages, so the
-// next sample often carries the same bytes, whose JSON is then copied rather than rendered again.
-class PacketMemberCache {
- public:
-  // `,"packet":{…}` of these bytes.
-  const std::string& member(const uint8_t* data, size_t length, uint16_t proto);
-
- private:
-  bool valid_ = false;
-  uint16_t proto_ = 0;
-  std::vector<uint8_t> data_;
-  std::string member_;
-};
-
-class SampleJsonRenderer {
- public:
-  EventTable& events() { return events_; }
-
-  // Writes the lines of the records from `from` on into out[0, capacity), until one of the
-  // RenderStop reasons. Every read is checked against the batch: a lying record stops the walk
-  // (kMalformed), it never reads outside [batch, batch + batch_size).
-  RenderResult render(const RenderRequest& request, RenderCursor from, uint8_t* out, size_t capacity);
-
-  // Appends the line of the record at `offset` (without its '\n'), with `event` as its event
-  // member when not null. False, and nothing appended, when the record lies.
-  bool append_line(const uint8_t* batch, size_t batch_size, size_t offset, bool little_endian,
-                   const std::string_view* event, std::string& out);
-
- private:
-  EventTable events_;
-  PacketMemberCache packet_;
-  std::string line_;
-};
+// `,"packet":{…}` of the sampled bytes.
+void append_json_packet(std::string& out, const uint8_t* data, size_t length, uint16_t proto);
 
 }  // namespace ovnpsample

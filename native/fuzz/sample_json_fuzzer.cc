@@ -1,10 +1,12 @@
-// libFuzzer target for the sample JSON renderer (../sample_json.h): datagrams through the parser
-// and SampleBatch::append into a batch, as the reader thread builds it, then some of the batch's
-// bytes overwritten (a batch whose records lie), then the whole batch rendered as
-// JsonLineRenderer does it for JavaScript: in an output of a given room (taken again when out of
-// room), with events set when the renderer misses one. Traps when a line is not one JSON value
-// ending in '\n', when the lines and the counts disagree, or when an intact batch stops early;
-// AddressSanitizer traps any read outside the batch.
+// libFuzzer target for the sample line renderer (../sample_lines.h) in both formats, JSON
+// (../sample_json.h) and text (../sample_text.h): datagrams through the parser and
+// SampleBatch::append into a batch, as the reader thread builds it, then some of the batch's
+// bytes overwritten (a batch whose records lie), then the whole batch rendered as LineRenderer
+// does it for JavaScript, once per format: in an output of a given room (taken again when out of
+// room), with events set when the renderer misses one. Traps when a JSON line is not one JSON
+// value, when a text line holds anything but printable ASCII (no NUL, no line break inside) or
+// does not end with its event, when a line does not end in '\n', when the lines and the counts
+// disagree, or when an intact batch stops early; AddressSanitizer traps any read outside the batch.
 //
 // Input format:
 //   byte 0   bit 0: samples only (group events skipped); bit 1: with events
@@ -24,7 +26,7 @@
 
 #include "../psample_parser.h"
 #include "../sample_batch.h"
-#include "../sample_json.h"
+#include "../sample_lines.h"
 #include "datagram_batch_input.h"
 
 namespace {
@@ -152,12 +154,25 @@ class JsonChecker {
   size_t at_ = 0;
 };
 
-void check_lines(const uint8_t* bytes, size_t size, uint32_t lines) {
+// The text events (ASCII, so that a line can be checked byte by byte) end with this.
+constexpr std::string_view kTextEventEnd = " |end";
+
+void check_text_line(std::string_view line, bool with_events) {
+  for (const char c : line) {
+    if (c < 0x20 || c > 0x7e) fail("a text line holds a byte that is not printable ASCII: " + std::string(line));
+  }
+  if (with_events && (line.size() < kTextEventEnd.size() || line.substr(line.size() - kTextEventEnd.size()) != kTextEventEnd))
+    fail("a text line does not end with its event: " + std::string(line));
+}
+
+void check_lines(LineFormat format, bool with_events, const uint8_t* bytes, size_t size, uint32_t lines) {
   const std::string_view text(reinterpret_cast<const char*>(bytes), size);
   uint32_t seen = 0;
   size_t start = 0;
   for (size_t end = text.find('\n'); end != std::string_view::npos; end = text.find('\n', start)) {
-    if (!JsonChecker(text.substr(start, end - start)).whole()) fail("a line is not JSON: " + std::string(text.substr(start, end - start)));
+    const std::string_view line = text.substr(start, end - start);
+    if (format == LineFormat::kText) check_text_line(line, with_events);
+    else if (!JsonChecker(line).whole()) fail("a line is not JSON: " + std::string(line));
     seen++;
     start = end + 1;
   }
@@ -166,6 +181,61 @@ void check_lines(const uint8_t* bytes, size_t size, uint32_t lines) {
 }
 
 uint32_t cookie_id(const uint8_t* p) { return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]; }
+
+// Renders the whole batch in the format as JavaScript does, checking every output.
+void render_all(LineFormat format, const SampleBatch& batch, const std::vector<Message>& events, bool samples_only,
+                bool with_events, size_t room, bool intact) {
+  SampleLineRenderer renderer(format);
+  RenderRequest request;
+  request.batch = batch.bytes.data();
+  request.batch_size = batch.size();
+  request.count = batch.count;
+  request.little_endian = layout::kLittleEndian;
+  request.samples_only = samples_only;
+  request.with_events = with_events;
+  std::vector<uint8_t> out(room);
+  RenderCursor cursor;
+  uint32_t lines = 0;
+  for (;;) {
+    const RenderResult result = renderer.render(request, cursor, out.data(), out.size());
+    if (result.written > out.size()) fail("wrote past its room");
+    check_lines(format, with_events, out.data(), result.written, result.lines);
+    lines += result.lines;
+    if (result.stop == RenderStop::kEnd || result.stop == RenderStop::kMalformed) {
+      if (result.stop == RenderStop::kMalformed && intact) fail("an intact batch was called malformed");
+      if (result.stop == RenderStop::kEnd && result.next.index != batch.count) fail("ended before the last record");
+      break;
+    }
+    if (result.stop == RenderStop::kMissingEvent) {
+      if (!with_events || result.next.index >= events.size()) fail("missed an event it was not asked for");
+      // The event of the record it stopped at, read from the record as JavaScript would.
+      const uint8_t* r = batch.bytes.data() + result.next.offset;
+      uint32_t cookie_offset = 0;
+      uint32_t cookie_length = 0;
+      std::memcpy(&cookie_offset, r + layout::record::kCookieOffset, sizeof cookie_offset);
+      std::memcpy(&cookie_length, r + layout::record::kCookieLength, sizeof cookie_length);
+      const std::string event = format == LineFormat::kJson
+                                    ? "{\"record\":" + std::to_string(result.next.index) + ",\"text\":\"\\u00fc\\n\"}"
+                                    : " | record " + std::to_string(result.next.index) + std::string(kTextEventEnd);
+      if (cookie_length == 8)
+        renderer.events().set(cookie_id(r + cookie_offset), cookie_id(r + cookie_offset + 4), event);
+      else
+        renderer.events().set_for_cookie_length(cookie_length, event);
+    } else if (result.stop == RenderStop::kNoRoom) {
+      if (result.needed <= out.size() - result.written) fail("out of room with room left");
+      if (result.needed > out.size()) out.resize(result.needed);
+    } else {
+      fail("stopped at a line limit it was not given");
+    }
+    cursor = result.next;
+  }
+  if (intact) {
+    uint32_t expected = 0;
+    // As PsampleSample.command reads it: get/new/del-group are group events, any other command a sample.
+    for (const Message& m : events) expected += !samples_only || m.cmd == 0 || m.cmd > 3;
+    if (lines != expected) fail("an intact batch did not render a line per message");
+  }
+}
 
 }  // namespace
 
@@ -198,53 +268,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
     batch.bytes[offset] = input[3 + 3 * i + 2];
   }
 
-  SampleJsonRenderer renderer;
-  RenderRequest request;
-  request.batch = batch.bytes.data();
-  request.batch_size = batch.size();
-  request.count = batch.count;
-  request.little_endian = layout::kLittleEndian;
-  request.samples_only = samples_only;
-  request.with_events = with_events;
-  std::vector<uint8_t> out(room);
-  RenderCursor cursor;
-  uint32_t lines = 0;
-  for (;;) {
-    const RenderResult result = renderer.render(request, cursor, out.data(), out.size());
-    if (result.written > out.size()) fail("wrote past its room");
-    check_lines(out.data(), result.written, result.lines);
-    lines += result.lines;
-    if (result.stop == RenderStop::kEnd || result.stop == RenderStop::kMalformed) {
-      if (result.stop == RenderStop::kMalformed && intact) fail("an intact batch was called malformed");
-      if (result.stop == RenderStop::kEnd && result.next.index != batch.count) fail("ended before the last record");
-      break;
-    }
-    if (result.stop == RenderStop::kMissingEvent) {
-      if (!with_events || result.next.index >= events.size()) fail("missed an event it was not asked for");
-      // The event of the record it stopped at, read from the record as JavaScript would.
-      const uint8_t* r = batch.bytes.data() + result.next.offset;
-      uint32_t cookie_offset = 0;
-      uint32_t cookie_length = 0;
-      std::memcpy(&cookie_offset, r + layout::record::kCookieOffset, sizeof cookie_offset);
-      std::memcpy(&cookie_length, r + layout::record::kCookieLength, sizeof cookie_length);
-      const std::string json = "{\"record\":" + std::to_string(result.next.index) + ",\"text\":\"\\u00fc\\n\"}";
-      if (cookie_length == 8)
-        renderer.events().set(cookie_id(r + cookie_offset), cookie_id(r + cookie_offset + 4), json);
-      else
-        renderer.events().set_for_cookie_length(cookie_length, json);
-    } else if (result.stop == RenderStop::kNoRoom) {
-      if (result.needed <= out.size() - result.written) fail("out of room with room left");
-      if (result.needed > out.size()) out.resize(result.needed);
-    } else {
-      fail("stopped at a line limit it was not given");
-    }
-    cursor = result.next;
-  }
-  if (intact) {
-    uint32_t expected = 0;
-    // As PsampleSample.command reads it: get/new/del-group are group events, any other command a sample.
-    for (const Message& m : events) expected += !samples_only || m.cmd == 0 || m.cmd > 3;
-    if (lines != expected) fail("an intact batch did not render a line per message");
-  }
+  for (const LineFormat format : {LineFormat::kJson, LineFormat::kText})
+    render_all(format, batch, events, samples_only, with_events, room, intact);
   return 0;
 }

@@ -1,13 +1,12 @@
-// node scripts/bench/format.mjs [--dist DIR] [--rounds R]   (after npm run build)
+// node scripts/bench/format.mjs [--format json|text] [--dist DIR] [--rounds R]   (after npm run build)
 //
-// What does `listen --format json` cost per sample on the main thread to turn a batch into its
+// What does `listen --format json` (or text) cost per sample on the main thread to turn a batch into its
 // output? Batches of the real captures in test/fixtures/psample (OVN samples, each packet
 // sampled three times in a row as OVN does for established traffic), each with an event shaped
 // like the decoder's (frozen, one per cookie, ~1 KB of JSON with a non-ASCII name), are
 // formatted line by line (formatSample(): one native call a sample, the strings joined and UTF-8
-// encoded as the write does; how `decode` goes) and as a batch (SampleJsonLines: one native call
-// for the whole batch, native/sample_json.cc, the events from its table; what `listen --format
-// json` does), in alternating rounds because other work shares the machine, each after a full
+// encoded as the write does; how `decode` goes) and as a batch (SampleLines: one native call
+// for the whole batch, native/sample_lines.cc, the events from its table; what `listen` does), in alternating rounds because other work shares the machine, each after a full
 // garbage collection; medians are compared. Both must produce the same bytes. (On the same host,
 // before the TypeScript line builders went: a string a batch 3731 ns, SampleJsonWriter 2867 ns,
 // SampleJsonLines 748 ns a sample.)
@@ -26,15 +25,18 @@ const { values: options } = parseArgs({
   options: {
     dist: { type: 'string', default: join(projectRoot, 'dist') },
     rounds: { type: 'string', default: '21' },
+    format: { type: 'string', default: 'json' },
   },
 });
+const format = options.format;
+if (format !== 'json' && format !== 'text') throw new Error(`--format ${format}: use json or text`);
 const rounds = Number(options.rounds);
 const load = (path) => import(pathToFileURL(join(options.dist, path)).href);
 const { addon, NATIVE_LITTLE_ENDIAN } = await load('native/binding.js');
 const { PsampleBatch } = await load('psample/batch.js');
 const { statValues } = await load('psample/stats.js');
 const { formatSample } = await load('cli/format.js');
-const { SampleJsonLines } = await load('output/sample-json-lines.js');
+const { SampleLines } = await load('output/sample-lines.js');
 const { readCookieId } = await load('ovn/cookie.js');
 
 const BATCH_SAMPLES = 64;
@@ -86,7 +88,7 @@ function viaLines() {
   let bytes = 0;
   for (let b = 0; b < BATCHES; b++) {
     let text = '';
-    for (const sample of batch) text += `${formatSample(sample, 'json', describe(sample))}\n`;
+    for (const sample of batch) text += `${formatSample(sample, format, describe(sample))}\n`;
     // What the write does with the string: encode it to UTF-8.
     bytes += Buffer.from(text).length;
   }
@@ -94,7 +96,7 @@ function viaLines() {
 }
 
 // The decoder's memo holds every event until the databases change: so does the renderer's table.
-const native = new SampleJsonLines({ decodeSample: describe, holds: () => true, on() {}, off() {} });
+const native = new SampleLines(format, { decodeSample: describe, holds: () => true, on() {}, off() {} });
 function viaBatch() {
   let bytes = 0;
   for (let b = 0; b < BATCHES; b++) bytes += native.write(nativeBatch).bytes.length;
@@ -102,9 +104,9 @@ function viaBatch() {
 }
 
 let text = '';
-for (const sample of batch) text += `${formatSample(sample, 'json', describe(sample))}\n`;
+for (const sample of batch) text += `${formatSample(sample, format, describe(sample))}\n`;
 if (!native.write(nativeBatch).bytes.equals(Buffer.from(text))) throw new Error('the batch renderer wrote other bytes than the lines');
-console.log(`${BATCH_SAMPLES} samples a batch, ${(Buffer.byteLength(text) / BATCH_SAMPLES).toFixed(0)} bytes a line`);
+console.log(`${format}: ${BATCH_SAMPLES} samples a batch, ${(Buffer.byteLength(text) / BATCH_SAMPLES).toFixed(0)} bytes a line`);
 
 // Each round starts with an empty young generation: the garbage of one way must not be
 // collected in the other's time.

@@ -116,7 +116,7 @@ function timePerPacket(work) {
 const cases = {
   ref: (sample) => referenceRead(sample.data),
   decode: (sample) => decodePacket(sample.data, sample.proto).length,
-  describe: (sample) => describePacket(decodePacket(sample.data, sample.proto)).length,
+  describe: (sample) => describePacket(sample.data, sample.proto).length,
   json: (sample) => packetJsonText(sample.data, sample.proto).length,
 };
 if (before !== undefined) {

@@ -1,22 +1,18 @@
 import { sampleJson } from '../output/sample-json';
+import type { LineFormat } from '../output/sample-lines';
 import { sampleText } from '../output/sample-text';
 import type { OvnSampleEvent } from '../ovn/event';
 import type { PsampleSample } from '../psample/sample';
 import { CliUsageError } from './errors';
 
-export type OutputFormat = 'json' | 'text';
+export type OutputFormat = LineFormat;
 
 export function parseFormat(value: string): OutputFormat {
   if (value !== 'json' && value !== 'text') throw new CliUsageError(`--format ${value}: use json or text`);
   return value;
 }
 
-/** One output line; with an OVN event, its sentence (text) or the whole event (JSON, as `event`). */
+/** One output line; with an OVN event, its sentence (text, after ` | `) or the whole event (JSON, as `event`). */
 export function formatSample(message: PsampleSample, format: OutputFormat, event?: OvnSampleEvent): string {
-  if (format === 'text') {
-    const line = sampleText(message);
-    if (event === undefined) return line;
-    return `${line} | ${event.status === 'decoded' ? event.message : `${event.status}: ${event.message}`}`;
-  }
-  return sampleJson(message, event);
+  return format === 'text' ? sampleText(message, event) : sampleJson(message, event);
 }

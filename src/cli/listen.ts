@@ -1,4 +1,4 @@
-import { SampleJsonLines, type SampleEventSource } from '../output/sample-json-lines';
+import { SampleLines, type SampleEventSource } from '../output/sample-lines';
 import { BufferedOutput, type OutputTarget } from '../output/sink';
 import { openPsample } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleSourceOptions } from '../psample/types';
@@ -6,7 +6,7 @@ import { deliveryIntervalMs } from './delivery-interval';
 import { describePrivileges, dropPrivilegesFlag } from './drop-privileges';
 import { CliUsageError } from './errors';
 import type { OvnRemoteOptions } from './decode-ovn';
-import { formatSample, type OutputFormat } from './format';
+import type { OutputFormat } from './format';
 import { wholeNumber } from './parse';
 
 export interface ListenOptions extends OvnRemoteOptions {
@@ -49,8 +49,8 @@ export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions 
 /**
  * Streams live samples until --count samples, --duration seconds, SIGINT/SIGTERM, or the reader
  * of the output going away; then prints the loss accounting to stderr, so an operator sees what
- * was not shown. Each batch of samples is formatted into one chunk (JSON: bytes rendered natively
- * for the whole batch; text: one string) and written at once. `decoder` adds each sample's event.
+ * was not shown. Each batch of samples is rendered natively into one chunk of bytes (JSON or text
+ * lines) and written at once. `decoder` adds each sample's event.
  */
 export async function listen(
   options: ListenOptions,
@@ -62,7 +62,6 @@ export async function listen(
   const limit = options.count === undefined ? Infinity : wholeNumber('--count', options.count, 1);
   const seconds = options.duration === undefined ? undefined : wholeNumber('--duration', options.duration, 1);
   const socketOptions = listenSocketOptions(options);
-  const format = options.format;
   const controller = new AbortController();
   const socket = openPsample({ ...socketOptions, signal: controller.signal });
   const stop = (): void => controller.abort();
@@ -74,27 +73,14 @@ export async function listen(
   writeError(`ovn-psample: listening (netlink family ${socket.familyId}, multicast group ${socket.groupId})`);
   socket.on('drop', (drop) => writeError(`ovn-psample: ${drop.count} ${drop.kind} drop(s), ${drop.total} in all`));
   let shown = 0;
-  const json = format === 'json' ? new SampleJsonLines(decoder) : undefined;
+  const lines = new SampleLines(options.format, decoder);
   // A batch is gathered into one chunk: written at once, not at the end of the turn, which would
   // cost each hand-off another turn of the event loop.
   socket.on('batch', (batch) => {
-    if (json !== undefined) {
-      const { bytes, lines } = json.write(batch, limit - shown);
-      shown += lines;
-      if (shown >= limit) stop();
-      if (output.writeNow(bytes)) json.recycle();
-      return;
-    }
-    let text = '';
-    for (const sample of batch) {
-      if (sample.command !== 'sample') continue;
-      text += `${formatSample(sample, format, decoder?.decodeSample(sample))}\n`;
-      if (++shown >= limit) {
-        stop();
-        break;
-      }
-    }
-    output.writeNow(text);
+    const { bytes, lines: written } = lines.write(batch, limit - shown);
+    shown += written;
+    if (shown >= limit) stop();
+    if (output.writeNow(bytes)) lines.recycle();
   });
   // A failing socket emits `close` and then `error`, in one go.
   let failure: Error | undefined;
@@ -103,7 +89,7 @@ export async function listen(
     await new Promise<void>((resolve) => socket.once('close', () => resolve()));
     if (failure !== undefined) throw failure;
   } finally {
-    json?.close();
+    lines.close();
     clearTimeout(timer);
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);

@@ -49,17 +49,20 @@ export interface NativeInjector {
   close(): void;
 }
 
-/** native/addon_render.cc: renders the JSON lines of batch records (native/sample_json.h). */
-export interface NativeJsonLineRenderer {
-  /** The event of the samples whose 8-byte OVS cookie holds these ids. */
-  setEvent(obsDomainId: number, obsPointId: number, json: Uint8Array): void;
+/**
+ * native/addon_render.cc: renders the lines of batch records in one format (native/sample_lines.h:
+ * JSON, native/sample_json.h; text, native/sample_text.h).
+ */
+export interface NativeLineRenderer {
+  /** The event of the samples whose 8-byte OVS cookie holds these ids, as the format writes it (JSON: the object; text: ` | message`). */
+  setEvent(obsDomainId: number, obsPointId: number, bytes: Uint8Array): void;
   /** The event of the samples whose cookie is not an OVS cookie and has this many bytes (0: none). */
-  setEventForCookieLength(cookieLength: number, json: Uint8Array): void;
+  setEventForCookieLength(cookieLength: number, bytes: Uint8Array): void;
   clearEvents(): void;
   /**
    * Writes the lines of `batch`'s records from record `fromIndex` (at byte `fromOffset`) into
-   * out[outAt, …) until a stop (JsonLineRenderer.stop); `state` gets where it stopped
-   * (JsonLineRenderer.state).
+   * out[outAt, …) until a stop (LineRenderer.stop); `state` gets where it stopped
+   * (LineRenderer.state).
    */
   render(
     batch: ArrayBuffer,
@@ -76,8 +79,8 @@ export interface NativeJsonLineRenderer {
   line(batch: ArrayBuffer, offset: number, littleEndian: boolean, event?: Uint8Array): string;
 }
 
-interface NativeJsonLineRendererClass {
-  new (): NativeJsonLineRenderer;
+interface NativeLineRendererClass {
+  new (format: 'json' | 'text'): NativeLineRenderer;
   readonly stop: { readonly end: number; readonly missingEvent: number; readonly lineLimit: number; readonly noRoom: number; readonly malformed: number };
   readonly flag: { readonly littleEndian: number; readonly samplesOnly: number; readonly withEvents: number };
   readonly state: {
@@ -103,7 +106,9 @@ interface Addon {
   dropPrivileges(request: { user?: string; group?: string }): PrivilegeDropReport;
   /** native/packet_json.h: the decoded packet's JSON; a TypeError for data that is no Uint8Array or a proto outside 0-65535. */
   packetJson(data: Uint8Array, proto: number): string;
-  JsonLineRenderer: NativeJsonLineRendererClass;
+  /** native/packet_text.h: the decoded packet's one-line description; the same TypeErrors as packetJson. */
+  packetText(data: Uint8Array, proto: number): string;
+  LineRenderer: NativeLineRendererClass;
   abi: NativeAbi;
 }
 

@@ -1,29 +1,30 @@
-import { splitObservationDomain, observationIdsFromCookie } from '../ovn/cookie';
-import { decodePacket } from '../packet/decode';
-import { describePacket } from '../packet/describe';
-import type { PsampleMessage } from '../psample/types';
-import { toHex } from './hex';
-import { RepeatedPacket } from './repeated-packet';
+import { addon } from '../native/binding';
+import type { OvnSampleEvent } from '../ovn/event';
+import type { PsampleSample } from '../psample/sample';
 
-// The packet's description: the same for the samples of one packet at several stages.
-const repeated = new RepeatedPacket((data, proto) => describePacket(decodePacket(data, proto)));
+const renderer = new addon.LineRenderer('text');
+const suffixes = new WeakMap<OvnSampleEvent, Buffer>();
 
-/** One human line per message: where it was sampled, the cookie, and the packet. */
-export function sampleText(message: PsampleMessage): string {
-  if (message.command !== 'sample') {
-    return `${message.command} group=${message.group} refcount=${message.groupRefcount ?? '?'}`;
+/**
+ * What the text line says of the OVN decoder's event: ` | ` and its sentence, after its status
+ * when it is not 'decoded'. In UTF-8, once per event (the decoder hands out one per cookie).
+ */
+export function eventTextBytes(event: OvnSampleEvent): Buffer {
+  let bytes = suffixes.get(event);
+  if (bytes === undefined) {
+    bytes = Buffer.from(` | ${event.status === 'decoded' ? event.message : `${event.status}: ${event.message}`}`);
+    suffixes.set(event, bytes);
   }
-  const parts = [`group=${message.group}`];
-  if (message.nsid !== undefined) parts.push(`nsid=${message.nsid}`);
-  parts.push(`in=${message.iifindex}`);
-  if (message.oifindex !== undefined) parts.push(`out=${message.oifindex}`);
-  const ids = message.userCookie && observationIdsFromCookie(message.userCookie);
-  if (ids) {
-    const { appId, datapathKey } = splitObservationDomain(ids.obsDomainId);
-    parts.push(`app=${appId} dp=${datapathKey} point=${ids.obsPointId}`);
-  } else if (message.userCookie) {
-    parts.push(`cookie=${toHex(message.userCookie)}`);
-  }
-  parts.push(repeated.of(message.data, message.proto));
-  return parts.join(' ');
+  return bytes;
+}
+
+/**
+ * The human line of one message, rendered natively from its batch record (native/sample_text.h,
+ * the one implementation, which says what a line holds): where it was sampled, the cookie
+ * (app/dp/point of an OVS cookie, else its hex), the packet's description (describePacket()), and
+ * the OVN decoder's event when given. SampleLines writes the same lines for whole batches.
+ */
+export function sampleText(sample: PsampleSample, event?: OvnSampleEvent): string {
+  const { buffer, at, littleEndian } = sample.record();
+  return renderer.line(buffer, at, littleEndian, event === undefined ? undefined : eventTextBytes(event));
 }

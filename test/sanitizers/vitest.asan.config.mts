@@ -1,13 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
-// npm run test:asan (scripts/sanitizers.mjs): the kernel-socket test files, and the packet JSON
-// golden corpus (every input through the addon's packetJson), against the addon built with
-// AddressSanitizer and UBSan. asan-setup.ts makes sure each test process really runs it.
+// npm run test:asan (scripts/sanitizers.mjs): the kernel-socket test files, the packet JSON and
+// text golden corpora (every input through the addon's packetJson and packetText, every golden
+// message through both line formats) and the line renderer handed lying batches, against the
+// addon built with AddressSanitizer and UBSan. asan-setup.ts makes sure each test process really runs it.
 export default defineConfig({
   test: {
     root: new URL('../..', import.meta.url).pathname,
     pool: 'forks',
-    include: ['test/kernel/**/*.test.ts', 'test/unit/packet-json-golden.test.ts'],
+    include: ['test/kernel/**/*.test.ts', 'test/unit/packet-json-golden.test.ts', 'test/unit/text-golden.test.ts', 'test/unit/sample-json-native.test.ts'],
     setupFiles: ['test/sanitizers/asan-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,

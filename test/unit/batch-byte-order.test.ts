@@ -4,7 +4,7 @@ import { decodePsample, encodePsample } from '../../src/index';
 import { ABI_SOURCE, RECORD, RECORD_FLAGS } from '../../src/native/abi.generated';
 import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import { sampleJson } from '../../src/output/sample-json';
-import { SampleJsonLines } from '../../src/output/sample-json-lines';
+import { SampleLines } from '../../src/output/sample-lines';
 import { PsampleBatch } from '../../src/psample/batch';
 import { statValues } from '../../src/psample/stats';
 import { everyAttributeSample, vectors } from '../support/fixtures';
@@ -63,13 +63,13 @@ describe('batch records in the other byte order', () => {
     const host = new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN);
     const other = new PsampleBatch(swapped, count, !NATIVE_LITTLE_ENDIAN);
     expect(Array.from(other, (s) => sampleJson(s))).toEqual(Array.from(host, (s) => sampleJson(s)));
-    expect(new SampleJsonLines().write(other).bytes.toString()).toBe(new SampleJsonLines().write(host).bytes.toString());
+    expect(new SampleLines('json').write(other).bytes.toString()).toBe(new SampleLines('json').write(host).bytes.toString());
   });
 
   it('are misread in the host order: the order is what the reader must follow', () => {
     expect(new Uint8Array(swapped)).not.toEqual(new Uint8Array(buffer));
     const misread = new PsampleBatch(swapped, count, NATIVE_LITTLE_ENDIAN);
     expect(() => Array.from(misread, (s) => s.toObject())).toThrow(RangeError); // lengths and offsets turn into nonsense
-    expect(() => new SampleJsonLines().write(misread)).toThrow(RangeError);
+    expect(() => new SampleLines('json').write(misread)).toThrow(RangeError);
   });
 });

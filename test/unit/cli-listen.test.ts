@@ -44,6 +44,26 @@ it('a reader of its stdout that falls behind gets every line whole and in order:
   for (const line of lines) expect(line.data).toBe(Buffer.from([line.groupSeq >> 8, line.groupSeq & 0xff]).toString('hex'));
 });
 
+it('listen --format text writes a line per sample, natively per batch, whole and in order to a reader that falls behind', async () => {
+  const count = 20_000;
+  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--format', 'text', '--count', String(count), '--rcvbuf', String(64 << 20)]);
+  await run.listening;
+  run.readStdout(false);
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
+  const cookie = new Uint8Array(4);
+  for (let seq = 0; seq < count; seq++) {
+    new DataView(cookie.buffer).setUint32(0, seq);
+    injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800, userCookie: cookie }));
+  }
+  injector.close();
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  run.readStdout(true);
+  expect(await run.exited).toBe(0);
+  const lines = run.stdout().trim().split('\n');
+  expect(lines).toEqual(Array.from({ length: count }, (_, seq) => `group=10 in=0 cookie=${seq.toString(16).padStart(8, '0')} Ethernet len=0 truncated in ethernet`));
+  expect(run.stderr()).toMatch(new RegExp(`${count} shown; received=${count} `));
+});
+
 it('SIGTERM stops listen in the middle of a backlog, with its summary, and every sample is accounted for', async () => {
   const backlog = 40_000;
   const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--rcvbuf', String(128 << 20)]);

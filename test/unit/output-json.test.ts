@@ -8,7 +8,7 @@ import type { OvnSampleEvent } from '../../src/ovn/event';
 import { toHex } from '../../src/output/hex';
 import { packetJsonText } from '../../src/output/packet-json';
 import { sampleJson } from '../../src/output/sample-json';
-import { SampleJsonLines, type SampleEventSource } from '../../src/output/sample-json-lines';
+import { SampleLines, type SampleEventSource } from '../../src/output/sample-lines';
 import { PsampleBatch } from '../../src/psample/batch';
 import type { PsampleSample } from '../../src/psample/sample';
 import { statValues } from '../../src/psample/stats';
@@ -180,7 +180,7 @@ describe('sampleJson of samples that repeat a packet (one packet sampled at seve
 
 // `listen --format json` writes its batches as bytes; they must be the lines sampleJson()
 // writes, UTF-8 encoded, whatever the events say (non-ASCII, escapes) and whatever repeats.
-describe('SampleJsonLines', () => {
+describe('SampleLines (JSON)', () => {
   const arbitraryEvent: fc.Arbitrary<OvnSampleEvent> = fc.oneof(
     fc.constant(event),
     fc.record({ message: fc.string({ unit: 'binary' }), action: fc.string({ unit: 'grapheme' }) }).map(
@@ -216,7 +216,7 @@ describe('SampleJsonLines', () => {
   it('writes the UTF-8 bytes of the lines JSON.stringify wrote, for any batch, any events and repeated packets, group events left out', () => {
     const withEvents = new Map<string, OvnSampleEvent>();
     const eventOf = (sample: PsampleSample): OvnSampleEvent => withEvents.get(cookieKey(sample))!;
-    const plain = new SampleJsonLines();
+    const plain = new SampleLines('json');
     fc.assert(
       fc.property(
         fc.array(fc.tuple(fc.oneof(arbitraryMessage, fc.constantFrom(everyAttributeSample, ...vectors().flatMap((v) => decodePsample(v.bytes)))), arbitraryEvent, fc.nat(2)), {
@@ -234,7 +234,7 @@ describe('SampleJsonLines', () => {
           }
           expect(plain.write(batch).bytes.toString('latin1')).toBe(Buffer.from(lines(samples)).toString('latin1'));
           // A new table for each batch: these events are made up per batch, not per cookie.
-          const written = new SampleJsonLines(source(eventOf)).write(batch);
+          const written = new SampleLines('json', source(eventOf)).write(batch);
           expect(written.bytes.toString('latin1')).toBe(Buffer.from(lines(samples, eventOf)).toString('latin1'));
           expect(written.lines).toBe(samples.filter((sample) => sample.command === 'sample').length);
         },
@@ -244,12 +244,12 @@ describe('SampleJsonLines', () => {
   });
 
   it('writes nothing for a batch of group events', () => {
-    expect(new SampleJsonLines().write(batchOf([{ command: 'new-group', group: 1 }])).bytes.length).toBe(0);
+    expect(new SampleLines('json').write(batchOf([{ command: 'new-group', group: 1 }])).bytes.length).toBe(0);
   });
 
   it('stops after maxLines lines, counting samples only', () => {
     const batch = batchOf([{ group: 1 }, { command: 'new-group', group: 1 }, { group: 2 }, { group: 3 }]);
-    const { bytes, lines: written } = new SampleJsonLines().write(batch, 2);
+    const { bytes, lines: written } = new SampleLines('json').write(batch, 2);
     expect(written).toBe(2);
     expect(bytes.toString().split('\n').map((line) => (line === '' ? undefined : (JSON.parse(line) as { group: number }).group))).toEqual([1, 2, undefined]);
   });
@@ -258,7 +258,7 @@ describe('SampleJsonLines', () => {
     const cookie = Uint8Array.of(0x2b, 0, 0, 3, 0, 0, 3, 0xf4);
     const batch = batchOf([{ group: 1, userCookie: cookie }, { group: 2, userCookie: cookie }, { group: 3 }, { group: 4, userCookie: Uint8Array.of(1) }]);
     const kept = source(() => event);
-    const keeping = new SampleJsonLines(kept);
+    const keeping = new SampleLines('json', kept);
     keeping.write(batch);
     expect(kept.calls).toBe(3);
     keeping.write(batch);
@@ -272,7 +272,7 @@ describe('SampleJsonLines', () => {
     expect(kept.calls).toBe(6);
 
     const passing = source(() => event, false);
-    const answering = new SampleJsonLines(passing);
+    const answering = new SampleLines('json', passing);
     answering.write(batch);
     answering.write(batch);
     expect(passing.calls).toBe(6);
@@ -283,7 +283,7 @@ describe('SampleJsonLines', () => {
     const taken: { bytes: Buffer; copy: Buffer }[] = [];
     for (let round = 0; round < 40; round++) {
       const batch = batchOf(Array<PsampleMessage>((round % 5) + 1).fill(everyAttributeSample));
-      const writer = new SampleJsonLines(source(() => (round % 2 === 0 ? big : event)));
+      const writer = new SampleLines('json', source(() => (round % 2 === 0 ? big : event)));
       const bytes = writer.write(batch).bytes;
       taken.push({ bytes, copy: Buffer.from(bytes) });
     }

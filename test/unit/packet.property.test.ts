@@ -195,7 +195,7 @@ describe('decodePacket (property-based)', () => {
           expect(decodePacket(viewInLargerBuffer(bytes), proto)).toEqual(packet);
           expect(packet.length).toBe(bytes.length);
           expect(packet.truncatedLayer !== undefined).toBe(packet.truncated);
-          expect(typeof describePacket(packet)).toBe('string');
+          expect(typeof describePacket(bytes, proto)).toBe('string');
         },
       ),
       { numRuns: 5000 },

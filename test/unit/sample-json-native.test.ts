@@ -13,7 +13,8 @@ import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import { fromNativeError, InvalidOptionError } from '../../src/psample/errors';
 import { PsampleBatch } from '../../src/psample/batch';
 import { sampleJson } from '../../src/output/sample-json';
-import { SampleJsonLines } from '../../src/output/sample-json-lines';
+import { sampleText } from '../../src/output/sample-text';
+import { SampleLines } from '../../src/output/sample-lines';
 import { goldenBatch, goldenEvents, goldenMessages, goldenSamples } from './sample-json-golden';
 
 const GOLDEN = join(__dirname, '..', 'fixtures', 'sample-json', 'golden.tsv');
@@ -62,7 +63,7 @@ describe('sample JSON golden lines', () => {
     const batch = goldenBatch(messages);
     for (let e = 0; e < goldenEvents.length; e++) {
       const event = goldenEvents[e];
-      const lines = new SampleJsonLines(event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined });
+      const lines = new SampleLines('json', event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined });
       const { bytes, lines: count } = lines.write(batch);
       const expected = golden.filter((g) => g.event === e && !g.name.endsWith('-group')).map((g) => `${g.line}\n`);
       expect(count).toBe(expected.length);
@@ -71,16 +72,30 @@ describe('sample JSON golden lines', () => {
   });
 });
 
-// The renderer's N-API face, called the wrong way and handed batches whose records lie.
-describe('JsonLineRenderer at its boundary', () => {
-  const { stop: STOP, flag: FLAG, state: STATE } = addon.JsonLineRenderer;
+describe('LineRenderer construction', () => {
+  it('takes the format, json or text, or throws a typed error', () => {
+    const LineRenderer = addon.LineRenderer as unknown as new (format?: unknown) => unknown;
+    for (const format of [undefined, 'xml', 'JSON', 1, {}]) {
+      expect(() => new LineRenderer(format)).toThrow(TypeError);
+      try {
+        new LineRenderer(format);
+      } catch (error) {
+        expect(fromNativeError(error)).toBeInstanceOf(InvalidOptionError);
+      }
+    }
+  });
+});
+
+// The renderer's N-API face in each format, called the wrong way and handed batches whose records lie.
+describe.each(['json', 'text'] as const)('LineRenderer(%s) at its boundary', (format) => {
+  const { stop: STOP, flag: FLAG, state: STATE } = addon.LineRenderer;
   const host = NATIVE_LITTLE_ENDIAN ? FLAG.littleEndian : 0;
   const out = Buffer.alloc(64 * 1024);
   const state = new Float64Array(STATE.length);
   const batch = goldenBatch(messages);
 
   it('throws a typed error for every argument of the wrong type or out of range', () => {
-    const renderer = new addon.JsonLineRenderer();
+    const renderer = new addon.LineRenderer(format);
     const json = Buffer.from('{}');
     const buffer = batch.buffer;
     const calls: (() => unknown)[] = [
@@ -137,7 +152,7 @@ describe('JsonLineRenderer at its boundary', () => {
     ['more records than the batch holds', () => ({ buffer: batch.buffer, count: batch.length + 1 })],
   ])('stops at a record with %s, reading nothing outside the batch', (_, make) => {
     const { buffer, count } = make();
-    const renderer = new addon.JsonLineRenderer();
+    const renderer = new addon.LineRenderer(format);
     let index = 0;
     let offset = 0;
     let stop: number;
@@ -150,13 +165,13 @@ describe('JsonLineRenderer at its boundary', () => {
     expect(stop).toBe(STOP.malformed);
     expect(index).toBeLessThan(count);
     const lie = new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN);
-    expect(() => new SampleJsonLines().write(lie)).toThrow(RangeError);
+    expect(() => new SampleLines(format).write(lie)).toThrow(RangeError);
     expect(() => renderer.line(buffer, Math.min(offset, buffer.byteLength), NATIVE_LITTLE_ENDIAN)).toThrow(RangeError);
   });
 
-  it('never reads outside a batch whatever its bytes say: each line it writes is JSON, or it stops at the lying record', () => {
-    const renderer = new addon.JsonLineRenderer();
-    renderer.setEventForCookieLength(16, Buffer.from('{"e":1}'));
+  it('never reads outside a batch whatever its bytes say: each line it writes is JSON (text: printable ASCII), or it stops at the lying record', () => {
+    const renderer = new addon.LineRenderer(format);
+    renderer.setEventForCookieLength(16, Buffer.from(format === 'json' ? '{"e":1}' : ' | e'));
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.nat(batch.buffer.byteLength - 1), fc.nat(255)), { minLength: 1, maxLength: 16 }), fc.nat(batch.length + 2), (changes, count) => {
         const bytes = new Uint8Array(batch.buffer.slice(0));
@@ -166,7 +181,10 @@ describe('JsonLineRenderer at its boundary', () => {
         const text = out.subarray(0, state[STATE.outEnd]!).toString();
         const lines = text.split('\n').slice(0, -1);
         expect(lines.length).toBe(state[STATE.lines]);
-        for (const line of lines) JSON.parse(line);
+        for (const line of lines) {
+          if (format === 'json') JSON.parse(line);
+          else expect(line).toMatch(/^[\x20-\x7e]+$/);
+        }
       }),
       { numRuns: 2000 },
     );
@@ -178,26 +196,30 @@ describe('JsonLineRenderer at its boundary', () => {
       { name: 'a', datagram: encodePsample({ group: 1, userCookie: cookie }) },
       { name: 'b', datagram: encodePsample({ group: 2, userCookie: cookie }) },
     ]);
-    const renderer = new addon.JsonLineRenderer();
+    const renderer = new addon.LineRenderer(format);
     const render = (): number => renderer.render(twice.buffer, twice.length, 0, 0, host | FLAG.withEvents, Infinity, out, 0, state);
-    renderer.setEvent(0x2b000003, 1012, Buffer.from('{"n":1}'));
+    // The event as the format writes it, and how it ends a line.
+    const event = (n: number): Buffer => Buffer.from(format === 'json' ? `{"n":${n}}` : ` | n=${n}`);
+    const ending = (n: number): RegExp => (format === 'json' ? new RegExp(`"event":\\{"n":${n}\\}\\}\n`, 'g') : new RegExp(` \\| n=${n}\n`, 'g'));
+    renderer.setEvent(0x2b000003, 1012, event(1));
     expect(render()).toBe(STOP.end);
     expect(state[STATE.lines]).toBe(2);
-    expect(out.subarray(0, state[STATE.outEnd]!).toString().match(/"event":\{"n":1\}\}\n/g)).toHaveLength(2);
+    expect(out.subarray(0, state[STATE.outEnd]!).toString().match(ending(1))).toHaveLength(2);
     renderer.clearEvents();
     expect(render()).toBe(STOP.missingEvent);
     expect([state[STATE.nextIndex], state[STATE.nextOffset], state[STATE.lines], state[STATE.outEnd]]).toEqual([0, 0, 0, 0]);
-    renderer.setEvent(0x2b000003, 1012, Buffer.from('{"n":2}'));
+    renderer.setEvent(0x2b000003, 1012, event(2));
     expect(render()).toBe(STOP.end);
-    expect(out.subarray(0, state[STATE.outEnd]!).toString().match(/"event":\{"n":2\}\}\n/g)).toHaveLength(2);
+    expect(out.subarray(0, state[STATE.outEnd]!).toString().match(ending(2))).toHaveLength(2);
   });
 
   it('stops when out of room, writing only whole lines and saying how much the next one needs', () => {
-    const renderer = new addon.JsonLineRenderer();
-    const first = sampleJson(batch.at(0)!).length + 1;
+    const renderer = new addon.LineRenderer(format);
+    const line = format === 'json' ? sampleJson : sampleText;
+    const first = Buffer.byteLength(line(batch.at(0)!)) + 1;
     const small = Buffer.alloc(first + 10);
     expect(renderer.render(batch.buffer, batch.length, 0, 0, host, Infinity, small, 0, state)).toBe(STOP.noRoom);
     expect([state[STATE.nextIndex], state[STATE.lines], state[STATE.outEnd]]).toEqual([1, 1, first]);
-    expect(state[STATE.needed]).toBe(sampleJson(batch.at(1)!).length + 1);
+    expect(state[STATE.needed]).toBe(Buffer.byteLength(line(batch.at(1)!)) + 1);
   });
 });

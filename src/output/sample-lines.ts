@@ -1,12 +1,16 @@
-import { addon } from '../native/binding';
+import { addon, type NativeLineRenderer } from '../native/binding';
 import { observationIdsFromCookie } from '../ovn/cookie';
 import type { OvnSampleEvent } from '../ovn/event';
 import type { PsampleBatch } from '../psample/batch';
 import type { PsampleSample } from '../psample/sample';
 import type { PsampleMessage } from '../psample/types';
+import { eventTextBytes } from './sample-text';
 import { sharedJsonBytes } from './shared-json';
 
-const { stop: STOP, flag: FLAG, state: STATE } = addon.JsonLineRenderer;
+const { stop: STOP, flag: FLAG, state: STATE } = addon.LineRenderer;
+
+/** The line formats the addon renders: sampleJson()'s and sampleText()'s lines. */
+export type LineFormat = 'json' | 'text';
 
 /** Room allocated at a time; the lines of many batches share it, as Node's Buffer pool does. */
 const CHUNK_BYTES = 256 * 1024;
@@ -23,13 +27,15 @@ export interface SampleEventSource {
 }
 
 /**
- * Writes the JSON lines (sampleJson()'s, each followed by '\n') of whole batches as UTF-8 bytes,
- * rendered natively (native/sample_json.h) in one call per batch. With an event source, each line
- * carries the sample's event: the renderer keeps the JSON of each cookie's event, and stops only
- * at a cookie it has not met since the databases last changed, which is decoded here once.
+ * Writes the lines of whole batches in one format (sampleJson()'s or sampleText()'s, each followed
+ * by '\n') as UTF-8 bytes, rendered natively (native/sample_lines.h) in one call per batch. With
+ * an event source, each line carries the sample's event: the renderer keeps each cookie's event as
+ * the format writes it (the JSON object, or the text's ` | message`), and stops only at a cookie
+ * it has not met since the databases last changed, which is decoded here once.
  */
-export class SampleJsonLines {
-  readonly #renderer = new addon.JsonLineRenderer();
+export class SampleLines {
+  readonly #renderer: NativeLineRenderer;
+  readonly #eventBytes: (event: OvnSampleEvent) => Buffer;
   readonly #state = new Float64Array(STATE.length);
   readonly #events: SampleEventSource | undefined;
   #buffer = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -42,7 +48,9 @@ export class SampleJsonLines {
     this.#stale = true;
   };
 
-  constructor(events?: SampleEventSource) {
+  constructor(format: LineFormat, events?: SampleEventSource) {
+    this.#renderer = new addon.LineRenderer(format);
+    this.#eventBytes = format === 'json' ? sharedJsonBytes : eventTextBytes;
     this.#events = events;
     events?.on('change', this.#forget);
   }
@@ -101,11 +109,11 @@ export class SampleJsonLines {
   #learn(sample: PsampleSample, events: SampleEventSource): boolean {
     if (this.#eventCount >= MAX_EVENTS) this.#clearEvents();
     const event = events.decodeSample(sample);
-    const json = sharedJsonBytes(event);
+    const bytes = this.#eventBytes(event);
     const cookie = sample.userCookie;
     const ids = cookie && observationIdsFromCookie(cookie);
-    if (ids !== undefined) this.#renderer.setEvent(ids.obsDomainId, ids.obsPointId, json);
-    else this.#renderer.setEventForCookieLength(cookie?.byteLength ?? 0, json);
+    if (ids !== undefined) this.#renderer.setEvent(ids.obsDomainId, ids.obsPointId, bytes);
+    else this.#renderer.setEventForCookieLength(cookie?.byteLength ?? 0, bytes);
     this.#eventCount++;
     return events.holds(event);
   }
