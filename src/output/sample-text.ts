@@ -5,14 +5,23 @@ import type { PsampleSample } from '../psample/sample';
 const renderer = new addon.LineRenderer('text');
 const suffixes = new WeakMap<OvnSampleEvent, Buffer>();
 
+// A sentence is made of names from the OVN databases, which anyone who can write them chooses: a
+// line break in one would forge a line of its own, an escape sequence would drive the terminal.
+// A tab stays (a readable separator); the other control characters are written as escapes.
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/g;
+const escapeControl = (c: string): string =>
+  c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
+
 /**
  * What the text line says of the OVN decoder's event: ` | ` and its sentence, after its status
- * when it is not 'decoded'. In UTF-8, once per event (the decoder hands out one per cookie).
+ * when it is not 'decoded', its control characters but tabs escaped. In UTF-8, once per event (the
+ * decoder hands out one per cookie).
  */
 export function eventTextBytes(event: OvnSampleEvent): Buffer {
   let bytes = suffixes.get(event);
   if (bytes === undefined) {
-    bytes = Buffer.from(` | ${event.status === 'decoded' ? event.message : `${event.status}: ${event.message}`}`);
+    const sentence = event.status === 'decoded' ? event.message : `${event.status}: ${event.message}`;
+    bytes = Buffer.from(` | ${sentence.replace(CONTROL, escapeControl)}`);
     suffixes.set(event, bytes);
   }
   return bytes;
