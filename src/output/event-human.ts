@@ -1,6 +1,7 @@
 import { endpointText, type Endpoint } from '../ovn/endpoint';
 import { chainText, type NetworkEvent } from '../events/network-event';
 import type { Verdict } from '../events/verdict';
+import { escapeControl } from './control-text';
 import { packetTuple } from './packet-tuple';
 
 const VERDICT_TEXT: Readonly<Record<Verdict, string>> = { allow: 'ALLOW', drop: 'DROP', pass: 'PASS', reject: 'REJECT', unknown: '?' };
@@ -79,11 +80,11 @@ export class HumanFormatter {
     ];
     let line = '';
     for (let i = 0; i < columns.length; i++) {
-      const value = columns[i]!;
+      const value = escapeControl(columns[i]!);
       const width = (this.widths[i] = Math.min(MAX_COLUMN, Math.max(this.widths[i]!, value.length)));
       const padded = value.length < width ? value + ' '.repeat(width - value.length) : value;
       line += i === 1 && this.color ? `${COLORS[event.verdict]}${padded}${RESET}  ` : `${padded}  `;
     }
-    return `${line}${chainText(event)}\n`;
+    return `${line}${escapeControl(chainText(event))}\n`;
   }
 }

@@ -1,6 +1,7 @@
 import { observationIdsFromCookie } from '../ovn/cookie';
 import type { NetworkEvent } from '../events/network-event';
 import type { PsampleMessage } from '../psample/types';
+import { escapeControl } from './control-text';
 import { packetDump } from './packet-dump';
 
 export interface ObservOptions {
@@ -50,7 +51,7 @@ export class ObservFormatter {
     if (this.options.enrich) {
       const step = ids === undefined ? undefined : event.chain.find((s) => s.cookie?.obsDomainId === ids.obsDomainId && s.cookie.obsPointId === ids.obsPointId);
       const decoded = step?.event;
-      out += decoded === undefined ? `${prefix}\n` : decoded.status === 'decoded' ? `${prefix}OVN-K message: ${decoded.message}\n` : `${prefix}decoding failed: ${decoded.message}\n`;
+      out += decoded === undefined ? `${prefix}\n` : decoded.status === 'decoded' ? `${prefix}OVN-K message: ${escapeControl(decoded.message)}\n` : `${prefix}decoding failed: ${escapeControl(decoded.message)}\n`;
     }
     out += `${prefix}${this.options.printFullPacket ? packetDump(event.packet, sample) : addressLine(event)}\n\n`;
     return out;

@@ -1,16 +1,10 @@
 import { addon } from '../native/binding';
+import { escapeControl } from './control-text';
 import type { OvnSampleEvent } from '../ovn/event';
 import type { PsampleSample } from '../psample/sample';
 
 const renderer = new addon.LineRenderer('text');
 const suffixes = new WeakMap<OvnSampleEvent, Buffer>();
-
-// A sentence is made of names from the OVN databases, which anyone who can write them chooses: a
-// line break in one would forge a line of its own, an escape sequence would drive the terminal.
-// A tab stays (a readable separator); the other control characters are written as escapes.
-const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/g;
-const escapeControl = (c: string): string =>
-  c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;
 
 /**
  * What the text line says of the OVN decoder's event: ` | ` and its sentence, after its status
@@ -21,7 +15,7 @@ export function eventTextBytes(event: OvnSampleEvent): Buffer {
   let bytes = suffixes.get(event);
   if (bytes === undefined) {
     const sentence = event.status === 'decoded' ? event.message : `${event.status}: ${event.message}`;
-    bytes = Buffer.from(` | ${sentence.replace(CONTROL, escapeControl)}`);
+    bytes = Buffer.from(` | ${escapeControl(sentence)}`);
     suffixes.set(event, bytes);
   }
   return bytes;
