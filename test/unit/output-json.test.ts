@@ -15,6 +15,7 @@ import { statValues } from '../../src/psample/stats';
 import type { PsampleTunnel } from '../../src/psample/types';
 import { everyAttributeSample, vectors } from '../support/fixtures';
 import { capturedFrames, craftedFrames } from './packet-frames';
+import { baseEvent } from './sample-json-golden';
 
 // The serializers write JSON lines field by field (the sample line natively). What they must
 // write is what JSON.stringify wrote of the objects the CLI built before, byte for byte: that old
@@ -72,20 +73,8 @@ function delivered(messages: readonly PsampleMessage[]): PsampleSample[] {
 }
 
 const event: OvnSampleEvent = Object.freeze({
-  status: 'decoded',
-  reason: undefined,
-  obsDomainId: 0x2b000003,
-  obsPointId: 1012,
-  appId: 43,
-  app: 'acl-est',
+  ...baseEvent,
   message: 'Allowed by network policy "web" in namespace shop — ünïcode, a tab\there and a \\ backslash',
-  action: 'allow-related',
-  owner: undefined,
-  acl: undefined,
-  otherAcls: undefined,
-  flow: undefined,
-  datapath: { key: 3, switch: 'node-1' },
-  previous: undefined,
 }) as OvnSampleEvent;
 
 const u16 = fc.integer({ min: 0, max: 0xffff });

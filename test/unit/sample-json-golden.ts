@@ -20,7 +20,8 @@ export interface GoldenMessage {
   nsid?: number;
 }
 
-const baseEvent = {
+/** An event shaped like the decoder's, without its message. */
+export const baseEvent = {
   status: 'decoded',
   reason: undefined,
   obsDomainId: 0x2b000003,
