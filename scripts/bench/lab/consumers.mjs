@@ -37,6 +37,11 @@ export const CONSUMERS = [
     argv: (ctx) => [join(ctx.tools, 'psample-print'), '--group', String(ctx.group)],
   },
   {
+    name: 'c-long',
+    title: 'the C reader, each line padded with 1,700 bytes: as much output per sample as json+ovn writes (on request)',
+    argv: (ctx) => [join(ctx.tools, 'psample-print'), '--group', String(ctx.group), '--pad', '1700'],
+  },
+  {
     name: 'json',
     title: 'ovn-psample listen --format json (no OVN decoder)',
     argv: (ctx) => withoutOvnSockets(listen(ctx, '--format', 'json')),

@@ -2,7 +2,10 @@
 // way libpsample's `psample` CLI does, one recv() per sample and one printed line per sample.
 // Written from the kernel's psample and generic netlink UAPI.
 //
-//   psample-print [--group N] [--rcvbuf BYTES]   print every sample (of group N) until SIGTERM/SIGINT
+//   psample-print [--group N] [--rcvbuf BYTES] [--pad BYTES]
+//                                                 print every sample (of group N) until SIGTERM/SIGINT;
+//                                                 --pad adds BYTES of filler to each line, so the reader
+//                                                 writes as much as a richer consumer's lines do
 //   psample-print --groups                        print each psample group: "group N seq S refcount R"
 //
 // The receive buffer is ovn-psample's default (32 MiB, SO_RCVBUFFORCE) with NETLINK_NO_ENOBUFS, as
@@ -47,7 +50,7 @@ enum { PSAMPLE_CMD_SAMPLE = 0, PSAMPLE_CMD_GET_GROUP = 1 };
 #define PSAMPLE_FAMILY_NAME "psample"
 #define PSAMPLE_SAMPLE_GROUP_NAME "packets"
 
-enum { DEFAULT_RCVBUF = 32 * 1024 * 1024, MAX_COOKIE_BYTES = 64 };
+enum { DEFAULT_RCVBUF = 32 * 1024 * 1024, MAX_COOKIE_BYTES = 64, MAX_PAD_BYTES = 8192 };
 // A stop request that lands just before a blocking recv() is seen within this time.
 enum { STOP_CHECK_MS = 200 };
 
@@ -225,6 +228,8 @@ static int print_groups(void) {
   }
 }
 
+static unsigned long pad_bytes;
+
 static void print_sample(const struct attrs* a) {
   char cookie[2 * MAX_COOKIE_BYTES + 1] = "-";
   const struct nlattr* c = a->by_type[PSAMPLE_ATTR_USER_COOKIE];
@@ -239,11 +244,18 @@ static void print_sample(const struct attrs* a) {
     cookie[2 * length] = '\0';
   }
   const struct nlattr* data = a->by_type[PSAMPLE_ATTR_DATA];
-  printf("group %u seq %u in %u out %u origsize %u rate %u proto 0x%04x data %zu cookie %s\n",
+  printf("group %u seq %u in %u out %u origsize %u rate %u proto 0x%04x data %zu cookie %s",
          u32_or_zero(a->by_type[PSAMPLE_ATTR_SAMPLE_GROUP]), u32_or_zero(a->by_type[PSAMPLE_ATTR_GROUP_SEQ]),
          u16_or_zero(a->by_type[PSAMPLE_ATTR_IIFINDEX]), u16_or_zero(a->by_type[PSAMPLE_ATTR_OIFINDEX]),
          u32_or_zero(a->by_type[PSAMPLE_ATTR_ORIGSIZE]), u32_or_zero(a->by_type[PSAMPLE_ATTR_SAMPLE_RATE]),
          u16_or_zero(a->by_type[PSAMPLE_ATTR_PROTO]), data ? payload_length(data) : 0, cookie);
+  static char filler[MAX_PAD_BYTES];
+  if (pad_bytes == 0) {
+    putchar('\n');
+    return;
+  }
+  if (filler[0] == '\0') memset(filler, '.', sizeof filler);
+  printf(" %.*s\n", (int)pad_bytes, filler);
 }
 
 int main(int argc, char** argv) {
@@ -257,10 +269,15 @@ int main(int argc, char** argv) {
     }
     if (!strcmp(argv[i], "--group")) group = (long)parse_number(argv[++i], "--group");
     else if (!strcmp(argv[i], "--rcvbuf")) rcvbuf = parse_number(argv[++i], "--rcvbuf");
+    else if (!strcmp(argv[i], "--pad")) pad_bytes = parse_number(argv[++i], "--pad");
     else {
-      fprintf(stderr, "usage: psample-print [--group N] [--rcvbuf BYTES] | psample-print --groups\n");
+      fprintf(stderr, "usage: psample-print [--group N] [--rcvbuf BYTES] [--pad BYTES] | psample-print --groups\n");
       return 2;
     }
+  }
+  if (pad_bytes > MAX_PAD_BYTES) {
+    fprintf(stderr, "psample-print: --pad must be 0..%d\n", MAX_PAD_BYTES);
+    return 2;
   }
   if (rcvbuf == 0 || rcvbuf > INT32_MAX) {
     fprintf(stderr, "psample-print: --rcvbuf must be 1..%d\n", INT32_MAX);
