@@ -3,6 +3,7 @@
 #include "address_text.h"
 #include "batch_layout.h"
 #include "batch_record.h"
+#include "line_out.h"
 #include "packet_json.h"
 
 namespace ovnpsample {
@@ -13,24 +14,28 @@ namespace record = layout::record;
 namespace tunnel_block = layout::tunnel_block;
 
 // A 64-bit number as a JSON string: JavaScript's numbers are exact only below 2^53.
-void append_decimal_string(std::string& out, uint64_t value) {
+template <typename Out>
+void append_decimal_string(Out& out, uint64_t value) {
   out += '"';
   append_number(out, value);
   out += '"';
 }
 
-void append_ipv4(std::string& out, const uint8_t* a) {
+template <typename Out>
+void append_ipv4(Out& out, const uint8_t* a) {
   char text[kIpv4TextMax];
-  out.append(text, format_ipv4(text, a));
+  out += std::string_view(text, format_ipv4(text, a));
 }
 
-void append_ipv6(std::string& out, const uint8_t* a) {
+template <typename Out>
+void append_ipv6(Out& out, const uint8_t* a) {
   char text[kIpv6TextMax];
-  out.append(text, format_ipv6(text, a));
+  out += std::string_view(text, format_ipv6(text, a));
 }
 
 // The tunnel object with its members in PsampleTunnel's order.
-void append_tunnel(std::string& out, const Batch& b, const Record& r) {
+template <typename Out>
+void append_tunnel(Out& out, const Batch& b, const Record& r) {
   const size_t t = r.tunnel;
   const uint32_t present = b.load<uint32_t>(t + tunnel_block::kPresent);
   const auto has = [present](uint32_t attr) { return (present & (1u << attr)) != 0; };
@@ -100,7 +105,8 @@ void append_tunnel(std::string& out, const Batch& b, const Record& r) {
 }
 
 // Everything of a line but its packet and event members and the closing brace.
-void append_fields(std::string& out, const Batch& b, const Record& r) {
+template <typename Out>
+void append_fields(Out& out, const Batch& b, const Record& r) {
   const size_t at = r.at;
   out += "{\"command\":\"";
   out += r.command_name();
@@ -172,10 +178,8 @@ void append_fields(std::string& out, const Batch& b, const Record& r) {
   }
 }
 
-}  // namespace
-
-void append_json_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
-                      const std::string_view* event) {
+template <typename Out>
+void append_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event) {
   append_fields(out, b, r);
   out += packet;
   if (event != nullptr) {
@@ -183,6 +187,18 @@ void append_json_line(std::string& out, const Batch& b, const Record& r, std::st
     out += *event;
   }
   out += '}';
+}
+
+}  // namespace
+
+void append_json_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event) {
+  append_line(out, b, r, packet, event);
+}
+
+void append_json_line(LineOut& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event) {
+  append_line(out, b, r, packet, event);
 }
 
 void append_json_packet(std::string& out, const uint8_t* data, size_t length, uint16_t proto) {

@@ -17,12 +17,15 @@
 #include <string_view>
 
 #include "batch_record.h"
+#include "line_out.h"
 
 namespace ovnpsample {
 
 // The line of the record (no '\n'): `packet` is append_json_packet()'s bytes for a sample (empty
 // for a group event), `event` the event's JSON when given.
 void append_json_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event);
+void append_json_line(LineOut& out, const Batch& b, const Record& r, std::string_view packet,
                       const std::string_view* event);
 
 // `,"packet":{…}` of the sampled bytes.

@@ -4,6 +4,7 @@
 
 #include "batch_layout.h"
 #include "batch_record.h"
+#include "line_out.h"
 #include "sample_json.h"
 #include "sample_text.h"
 
@@ -47,7 +48,8 @@ const std::string& PacketFormCache::of(const uint8_t* data, size_t length, uint1
 namespace {
 
 // The whole line of a record in the format, without its '\n'.
-void append_line_of(LineFormat format, std::string& out, const Batch& b, const Record& r, const std::string_view* event,
+template <typename Out>
+void append_line_of(LineFormat format, Out& out, const Batch& b, const Record& r, const std::string_view* event,
                     PacketFormCache& packets) {
   std::string_view packet;
   if (r.is_sample()) {
@@ -99,16 +101,19 @@ RenderResult SampleLineRenderer::render(const RenderRequest& request, RenderCurs
         }
         event = *found;
       }
-      line_.clear();
-      append_line_of(format_, line_, b, r, request.with_events ? &event : nullptr, packet_);
-      line_ += '\n';
-      if (line_.size() > capacity - result.written) {
+      const std::string_view* line_event = request.with_events ? &event : nullptr;
+      LineOut line(out + result.written, out + capacity);
+      append_line_of(format_, line, b, r, line_event, packet_);
+      line += '\n';
+      if (line.overflowed()) {
+        // Rare (once per chunk): what did not fit is written again, whole, to know its length.
+        line_.clear();
+        append_line_of(format_, line_, b, r, line_event, packet_);
         result.stop = RenderStop::kNoRoom;
-        result.needed = line_.size();
+        result.needed = line_.size() + 1;
         return result;
       }
-      std::memcpy(out + result.written, line_.data(), line_.size());
-      result.written += line_.size();
+      result.written += line.size();
       result.lines++;
     }
     result.next.index++;

@@ -107,7 +107,7 @@ class SampleLineRenderer {
   LineFormat format_;
   EventTable events_;
   PacketFormCache packet_;
-  std::string line_;
+  std::string line_;  // a line that did not fit in the output, written again to know its length
 };
 
 }  // namespace ovnpsample

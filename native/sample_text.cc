@@ -1,6 +1,7 @@
 #include "sample_text.h"
 
 #include "batch_layout.h"
+#include "line_out.h"
 #include "packet_text.h"
 
 namespace ovnpsample {
@@ -9,7 +10,8 @@ namespace {
 
 namespace record = layout::record;
 
-void append_fields(std::string& out, const Batch& b, const Record& r) {
+template <typename Out>
+void append_fields(Out& out, const Batch& b, const Record& r) {
   const size_t at = r.at;
   out += "group=";
   append_number(out, b.load<uint32_t>(at + record::kGroup));
@@ -38,10 +40,8 @@ void append_fields(std::string& out, const Batch& b, const Record& r) {
   }
 }
 
-}  // namespace
-
-void append_text_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
-                      const std::string_view* event) {
+template <typename Out>
+void append_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event) {
   if (r.is_sample()) {
     append_fields(out, b, r);
     out += packet;
@@ -54,6 +54,18 @@ void append_text_line(std::string& out, const Batch& b, const Record& r, std::st
     else out += '?';
   }
   if (event != nullptr) out += *event;
+}
+
+}  // namespace
+
+void append_text_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event) {
+  append_line(out, b, r, packet, event);
+}
+
+void append_text_line(LineOut& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event) {
+  append_line(out, b, r, packet, event);
 }
 
 void append_text_packet(std::string& out, const uint8_t* data, size_t length, uint16_t proto) {

@@ -15,12 +15,15 @@
 #include <string_view>
 
 #include "batch_record.h"
+#include "line_out.h"
 
 namespace ovnpsample {
 
 // The line of the record (no '\n'): `packet` is append_text_packet()'s bytes for a sample (empty
 // for a group event), `event` the bytes that end the line when given.
 void append_text_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event);
+void append_text_line(LineOut& out, const Batch& b, const Record& r, std::string_view packet,
                       const std::string_view* event);
 
 // ` ` and the packet's description (packet_text.h).

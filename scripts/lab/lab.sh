@@ -7,7 +7,9 @@
 #                                            run test/lab/*.lab.test.ts in the guest (FILTER: vitest file filters)
 #        lab.sh demo [--no-build]            stream live decoded samples from an ovn-kubernetes-shaped node
 #        lab.sh shell [--no-build]           interactive guest shell (the project is at /lab/project)
-#        lab.sh bench [--no-build] [ARGS...] the lab benchmark (ARGS: scripts/bench/lab/run.mjs options)
+#        lab.sh bench [--no-build] [--before=DIR] [ARGS...]
+#                                            the lab benchmark (ARGS: scripts/bench/lab/run.mjs options);
+#                                            --before=DIR: another built checkout, whose consumers are NAME@before
 #        lab.sh image                        build or refresh the cached guest image only
 #   --auto      skip, with the reason, instead of failing when not root or qemu is missing
 #   --no-build  use the project as already built (dist/, build/Release) instead of rebuilding it
@@ -22,25 +24,33 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/boot.sh"
 . "$HERE/bench.sh"
 
-usage() { sed -n '6,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=${1:-}
 shift || true
 auto=false build=true
 LAB_VITEST_FILTERS=()
 LAB_BENCH_ARGS=()
+LAB_BENCH_BEFORE=
 for arg in "$@"; do
     case $arg in
         --auto) auto=true ;;
         --no-build) build=false ;;
         *) case $mode in
                test) [[ $arg != -* ]] || usage; LAB_VITEST_FILTERS+=("$arg") ;;
-               bench) LAB_BENCH_ARGS+=("$arg") ;;
+               bench) case $arg in
+                          --before=*) LAB_BENCH_BEFORE=${arg#--before=}; LAB_BENCH_ARGS+=(--before /lab/before) ;;
+                          *) LAB_BENCH_ARGS+=("$arg") ;;
+                      esac ;;
                *) usage ;;
            esac ;;
     esac
 done
 case $mode in test | demo | shell | image | bench) ;; *) usage ;; esac
+for item in package.json dist/cli/main.js prebuilds; do
+    [ -z "$LAB_BENCH_BEFORE" ] || [ -e "$LAB_BENCH_BEFORE/$item" ] ||
+        { echo "lab.sh: --before=$LAB_BENCH_BEFORE has no $item: build that checkout first (npm run build)" >&2; exit 2; }
+done
 
 if $auto; then
     if [ "$(id -u)" -ne 0 ]; then

@@ -22,6 +22,15 @@ lab_build_payload() {
     # Bench mode: its static C tools (built for this run only) and its arguments.
     [ -z "${LAB_PAYLOAD_TOOLS:-}" ] || cp -a "$LAB_PAYLOAD_TOOLS" "$stage/tools"
     printf '%s\n' "${LAB_BENCH_ARGS[@]}" >"$stage/bench-args"
+    if [ -n "${LAB_BENCH_BEFORE:-}" ]; then
+        # Another build to measure beside this one: its CLI, addon and package.json; the
+        # dependencies are this project's.
+        mkdir -p "$stage/before"
+        for item in package.json dist prebuilds; do
+            cp -a "$LAB_BENCH_BEFORE/$item" "$stage/before/$item"
+        done
+        ln -s ../project/node_modules "$stage/before/node_modules"
+    fi
     size_mb=$(( $(du -sm "$stage" | cut -f1) * 3 / 2 + 128 ))
     mkfs.ext4 -q -F -L ovnpsample-pay -E root_owner=0:0 -d "$stage" "$LAB_WORK/payload.ext4" "${size_mb}M"
     rm -rf "$stage"

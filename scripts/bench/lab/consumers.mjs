@@ -76,12 +76,26 @@ export const CONSUMERS = [
   },
 ];
 
+/**
+ * A consumer by name. NAME@before is NAME run from the build given with --before (ctx.before): the
+ * same measurement of two builds in one run, each against the C reader of its round.
+ */
 export function consumerNamed(name) {
-  const consumer = CONSUMERS.find((c) => c.name === name);
-  if (consumer === undefined) {
-    throw new Error(`unknown consumer '${name}': pick from ${CONSUMERS.map((c) => c.name).join(', ')}`);
+  const [base, build, ...rest] = name.split('@');
+  const consumer = CONSUMERS.find((c) => c.name === base);
+  if (consumer === undefined || (build !== undefined && build !== 'before') || rest.length > 0) {
+    throw new Error(`unknown consumer '${name}': pick from ${CONSUMERS.map((c) => c.name).join(', ')} (NAME@before: the --before build's)`);
   }
-  return consumer;
+  if (build === undefined) return consumer;
+  return {
+    ...consumer,
+    name,
+    title: `${consumer.title}, the --before build`,
+    argv: (ctx) => {
+      if (ctx.before === undefined) throw new Error(`consumer '${name}' needs --before DIR (lab.sh bench --before=DIR)`);
+      return consumer.argv({ ...ctx, project: ctx.before });
+    },
+  };
 }
 
 /**

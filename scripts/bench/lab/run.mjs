@@ -9,6 +9,7 @@
 //   node run.mjs [--seconds 5] [--rates 2000,10000,30000,unpaced] [--scenarios tc,ovn]
 //                [--consumers NAME,...] [--drain-cap 30] [--idle-seconds 10] [--payload 64]
 //                [--warmup-seconds 0] [--repeat 1] [--quick] [--tools /lab/tools] [--out /lab/out] [--node-args='--cpu-prof ...']
+//                [--before /lab/before]
 // Rates are samples/s. --consumers applies to every scenario (default: consumers.mjs).
 // --warmup-seconds: before each measured burst, a burst this long at the same rate (10,000/s for
 // unpaced runs), printed and left out, for the steady state of a long-running consumer (V8's
@@ -20,6 +21,8 @@
 // consumer once, the C reader first): a guest under TCG shares its host, whose load comes and goes
 // within a run, so each ratio is against the C reader of the same round, and RESULT gives the
 // median ratio and the worst loss and drain of the rounds.
+// --before DIR: another built checkout (lab.sh bench --before=DIR puts it at /lab/before); consumer
+// NAME@before is NAME run from it, to measure a change against what it changes in the same rounds.
 // --quick measures only what RESULT needs: ovn at 2000/s, 10000/s and unpaced, c and json+ovn.
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
@@ -56,6 +59,7 @@ const { values: given } = parseArgs({
     tools: { type: 'string' },
     out: { type: 'string' },
     'node-args': { type: 'string' },
+    before: { type: 'string' },
   },
 });
 const options = {
@@ -95,6 +99,9 @@ const consumersOf = Object.fromEntries(
   scenarioNames.map((name) => [name, (options.consumers?.split(',') ?? DEFAULT_CONSUMERS[name]).map(consumerNamed)]),
 );
 const consumers = [...new Set(Object.values(consumersOf).flat())];
+if (options.before === undefined && consumers.some((c) => c.name.endsWith('@before'))) {
+  throw new BenchSetupError('a consumer NAME@before needs another build: lab.sh bench --before=DIR');
+}
 for (const tool of ['psample-print', 'udp-flood']) {
   if (!existsSync(join(options.tools, tool))) {
     throw new BenchSetupError(`${join(options.tools, tool)} is missing: the host builds it (scripts/bench/lab/build-tools.sh); run the benchmark with 'npm run bench:lab'`);
@@ -109,7 +116,7 @@ const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 say('== starting Open vSwitch and OVN, building the ovn-kubernetes-shaped node (20-60 s under TCG)');
 const node = startOvnNode(project);
 const nodeArgs = options['node-args']?.split(' ').filter((a) => a !== '') ?? [];
-const ctx = { project, tools: options.tools, northbound: node.northbound, southbound: node.southbound, nodeArgs };
+const ctx = { project, before: options.before, tools: options.tools, northbound: node.northbound, southbound: node.southbound, nodeArgs };
 const scenarios = scenarioNames.map((name) =>
   name === 'tc' ? tcScenario({ tools: options.tools, payloadBytes }) : ovnScenario({ tools: options.tools, payloadBytes, node }),
 );

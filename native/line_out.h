@@ -1,0 +1,77 @@
+// A line written straight into the caller's output buffer, the renderer's fast path: the line
+// writers (sample_json.cc, sample_text.cc) write to it as they would to a std::string, so a
+// line's bytes, its event's and its packet's, are copied once instead of through a scratch
+// string. Under qemu/TCG, where the lab measures, every byte moved costs. A write that does not
+// fit is not made and marks the line overflowed: the caller then makes room and writes it again.
+#pragma once
+
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace ovnpsample {
+
+class LineOut {
+ public:
+  LineOut(uint8_t* begin, uint8_t* end) : begin_(begin), at_(begin), end_(end) {}
+
+  // Null, and the line overflowed, when `length` more bytes do not fit.
+  char* room(size_t length) {
+    if (static_cast<size_t>(end_ - at_) < length) {
+      overflowed_ = true;
+      at_ = end_;
+      return nullptr;
+    }
+    return reinterpret_cast<char*>(at_);
+  }
+  void advance(size_t length) { at_ += length; }
+
+  LineOut& operator+=(std::string_view text) {
+    if (char* at = room(text.size())) {
+      std::memcpy(at, text.data(), text.size());
+      at_ += text.size();
+    }
+    return *this;
+  }
+  // Inlined, a literal's length is known when compiled.
+  LineOut& operator+=(const char* text) { return *this += std::string_view(text); }
+  LineOut& operator+=(char c) {
+    if (char* at = room(1)) {
+      *at = c;
+      at_++;
+    }
+    return *this;
+  }
+
+  size_t size() const { return static_cast<size_t>(at_ - begin_); }
+  bool overflowed() const { return overflowed_; }
+
+ private:
+  uint8_t* begin_;
+  uint8_t* at_;
+  uint8_t* end_;
+  bool overflowed_ = false;
+};
+
+template <typename T>
+void append_number(LineOut& out, T value) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  out += std::string_view(digits, static_cast<size_t>(end - digits));
+}
+
+// Lowercase, two digits a byte.
+inline void append_hex(LineOut& out, const uint8_t* bytes, size_t length) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  char* p = out.room(2 * length);
+  if (p == nullptr) return;
+  for (size_t i = 0; i < length; i++) {
+    *p++ = kDigits[bytes[i] >> 4];
+    *p++ = kDigits[bytes[i] & 15];
+  }
+  out.advance(2 * length);
+}
+
+}  // namespace ovnpsample
