@@ -29,6 +29,8 @@ class LineOut {
   void advance(size_t length) { at_ += length; }
 
   LineOut& operator+=(std::string_view text) {
+    // An empty view may have no data at all (a group event's packet part): memcpy must not see it.
+    if (text.empty()) return *this;
     if (char* at = room(text.size())) {
       std::memcpy(at, text.data(), text.size());
       at_ += text.size();

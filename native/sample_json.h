@@ -23,10 +23,9 @@ namespace ovnpsample {
 
 // The line of the record (no '\n'): `packet` is append_json_packet()'s bytes for a sample (empty
 // for a group event), `event` the event's JSON when given.
-void append_json_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
-                      const std::string_view* event);
-void append_json_line(LineOut& out, const Batch& b, const Record& r, std::string_view packet,
-                      const std::string_view* event);
+// `Out`: a std::string (appended to) or a LineOut (the output itself); compiled for both.
+template <typename Out>
+void append_json_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event);
 
 // `,"packet":{…}` of the sampled bytes.
 void append_json_packet(std::string& out, const uint8_t* data, size_t length, uint16_t proto);

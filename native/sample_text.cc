@@ -40,8 +40,10 @@ void append_fields(Out& out, const Batch& b, const Record& r) {
   }
 }
 
+}  // namespace
+
 template <typename Out>
-void append_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event) {
+void append_text_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event) {
   if (r.is_sample()) {
     append_fields(out, b, r);
     out += packet;
@@ -56,17 +58,8 @@ void append_line(Out& out, const Batch& b, const Record& r, std::string_view pac
   if (event != nullptr) out += *event;
 }
 
-}  // namespace
-
-void append_text_line(std::string& out, const Batch& b, const Record& r, std::string_view packet,
-                      const std::string_view* event) {
-  append_line(out, b, r, packet, event);
-}
-
-void append_text_line(LineOut& out, const Batch& b, const Record& r, std::string_view packet,
-                      const std::string_view* event) {
-  append_line(out, b, r, packet, event);
-}
+template void append_text_line(std::string&, const Batch&, const Record&, std::string_view, const std::string_view*);
+template void append_text_line(LineOut&, const Batch&, const Record&, std::string_view, const std::string_view*);
 
 void append_text_packet(std::string& out, const uint8_t* data, size_t length, uint16_t proto) {
   out += ' ';
