@@ -3,6 +3,7 @@ import { BufferedOutput, type OutputTarget } from '../output/sink';
 import { openPsample } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleSourceOptions } from '../psample/types';
 import { deliveryIntervalMs } from './delivery-interval';
+import { queueCapacity } from './queue-capacity';
 import { describePrivileges, dropPrivilegesFlag } from './drop-privileges';
 import { CliUsageError } from './errors';
 import type { OvnRemoteOptions } from './decode-ovn';
@@ -16,6 +17,8 @@ export interface ListenOptions extends OvnRemoteOptions {
   rcvbuf?: string;
   /** --delivery-interval; absent: the library's adaptive interval. */
   deliveryInterval?: string;
+  /** --queue-capacity; absent: the library's default. */
+  queueCapacity?: string;
   source?: string;
   count?: string;
   duration?: string;
@@ -41,6 +44,7 @@ export function listenSocketOptions(options: ListenOptions): OpenPsampleOptions 
     listenAllNsid: options.allNsid,
     receiveBufferBytes: options.rcvbuf === undefined ? undefined : wholeNumber('--rcvbuf', options.rcvbuf, 1),
     deliveryIntervalMs: options.deliveryInterval === undefined ? undefined : deliveryIntervalMs(options.deliveryInterval),
+    queueCapacity: options.queueCapacity === undefined ? undefined : queueCapacity(options.queueCapacity),
     source: options.source === undefined ? undefined : parseSource(options.source),
     dropPrivileges: dropPrivilegesFlag(options.dropPrivileges),
   };

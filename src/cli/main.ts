@@ -16,6 +16,7 @@ import {
 } from './decode-ovn';
 import { parseFormat } from './format';
 import { LISTEN_DELIVERY_INTERVAL_MS, deliveryIntervalOption } from './delivery-interval';
+import { queueCapacityOption } from './queue-capacity';
 import { dropPrivilegesOption } from './drop-privileges';
 import { listen, type ListenOptions } from './listen';
 import { collectorCommand } from './collector-command';
@@ -76,6 +77,7 @@ program
   .option('--all-nsid', 'also receive samples from peer namespaces that have an nsid')
   .option('--rcvbuf <bytes>', 'socket receive buffer')
   .addOption(deliveryIntervalOption(LISTEN_DELIVERY_INTERVAL_MS))
+  .addOption(queueCapacityOption())
   .option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID')
   .addOption(dropPrivilegesOption())
   .option('--count <n>', 'exit after n samples')

@@ -6,6 +6,7 @@ import { DEFAULT_OVS_REMOTE } from '../ovs/local-ovs';
 import { DEFAULT_NB_REMOTE, DEFAULT_SB_REMOTE } from './decode-ovn';
 import { GROUPING_DELIVERY_INTERVAL_MS, deliveryIntervalOption, groupingDeliveryIntervalMs } from './delivery-interval';
 import { dropPrivilegesFlag, dropPrivilegesOption } from './drop-privileges';
+import { queueCapacity, queueCapacityOption } from './queue-capacity';
 import { CliUsageError } from './errors';
 import { parseSource } from './listen';
 import { parseLogFormat, type LogFormat } from './log';
@@ -19,6 +20,7 @@ export interface PipelineFlags extends SslFlags {
   allNsid?: boolean;
   rcvbuf?: string;
   deliveryInterval: string;
+  queueCapacity: string;
   source?: string;
   dropPrivileges?: string | boolean;
   db?: string;
@@ -60,6 +62,7 @@ export function addPipelineOptions(command: Command): GroupFlags {
     .option('--all-nsid', 'also read samples from peer namespaces that have an nsid')
     .option('--rcvbuf <bytes>', 'socket receive buffer (default 32 MiB)')
     .addOption(deliveryIntervalOption(GROUPING_DELIVERY_INTERVAL_MS))
+    .addOption(queueCapacityOption())
     .addOption(new Option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID').hideHelp())
     .addOption(dropPrivilegesOption())
     .option('--db <remote>', `the node's OVS database, for the collector set and interface names (default ${DEFAULT_OVS_REMOTE} when present)`)
@@ -107,6 +110,7 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
       ...(flags.allNsid === true ? { listenAllNsid: true } : {}),
       ...(flags.rcvbuf === undefined ? {} : { receiveBufferBytes: wholeNumber('--rcvbuf', flags.rcvbuf, 1) }),
       deliveryIntervalMs: groupingDeliveryIntervalMs(flags.deliveryInterval, groupWindowMs),
+      queueCapacity: queueCapacity(flags.queueCapacity),
       ...(flags.source === undefined ? {} : { source: parseSource(flags.source) }),
       ...(dropPrivileges === undefined ? {} : { dropPrivileges }),
     },

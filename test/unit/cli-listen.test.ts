@@ -86,6 +86,30 @@ it('SIGTERM stops listen in the middle of a backlog, with its summary, and every
   expect(run.stdout().split('\n').length - 1).toBe(shown);
 });
 
+it('--queue-capacity bounds what listen holds while it falls behind: the rest is dropped, counted and reported', async () => {
+  const backlog = 5_000;
+  const capacity = 100;
+  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--rcvbuf', String(64 << 20), '--queue-capacity', String(capacity)]);
+  await run.listening;
+  // The burst waits in the socket, and reaches the reader thread all at once when listen goes on.
+  run.kill('SIGSTOP');
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
+  for (let seq = 0; seq < backlog; seq++) injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800 }));
+  injector.close();
+  run.kill('SIGCONT');
+  await waitFor(() => /queue drop/.test(run.stderr()), 10_000, 'a queue drop reported');
+  await waitFor(() => run.stdout().length > 0, 10_000, 'the samples it held');
+  run.kill('SIGTERM');
+  expect(await run.exited).toBe(0);
+  const summary = /(\d+) shown; received=(\d+) kernelDrops=(\d+) queueDrops=(\d+) .* closeDiscards=(\d+)/.exec(run.stderr());
+  expect(summary).not.toBeNull();
+  const [shown, received, kernelDrops, queueDrops, closeDiscards] = summary!.slice(1).map(Number);
+  expect(queueDrops).toBeGreaterThanOrEqual(backlog - 2 * capacity);
+  expect(kernelDrops).toBe(0);
+  expect(shown).toBe(received);
+  expect(received! + queueDrops! + closeDiscards!).toBe(backlog);
+});
+
 it('listen --no-enrich attaches no OVN decoder: it does not even try the database it was given', async () => {
   const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--count', '1', '--nb', 'unix:/nonexistent/ovnnb_db.sock', '--no-enrich']);
   await run.listening;
@@ -110,6 +134,8 @@ it.each([
   [['listen', '--source', 'usersock:34:9', '--delivery-interval', '0'], /--delivery-interval 0: give a whole number from 1 to 1000/],
   [['watch', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--delivery-interval', '5000'], /--delivery-interval 5000: give a whole number from 1 to 1000/],
   [['watch', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--delivery-interval', '50'], /--delivery-interval 50 must be shorter than --group-window 50/],
+  [['listen', '--source', 'usersock:34:9', '--queue-capacity', '0'], /--queue-capacity 0: give a whole number from 1 to 2147483647/],
+  [['top', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--queue-capacity', 'many'], /--queue-capacity many: give a whole number from 1 to 2147483647/],
   [['listen', '--source', 'usersock:34:9:extra'], /--source usersock:34:9:extra: use usersock:FAMILY_ID:GROUP_ID/],
   [['decode', '--cookie', '2b000001000003ea', '--hex', '00'], /--cookie decodes a cookie alone/],
 ])('usage errors exit 2 at once, without opening anything: %j', async (args, message) => {
