@@ -64,25 +64,37 @@ it('listen --format text writes a line per sample, natively per batch, whole and
   expect(run.stderr()).toMatch(new RegExp(`${count} shown; received=${count} `));
 });
 
+type CliRun = ReturnType<typeof runCli>;
+
+/** Sends `count` samples while listen is stopped: the whole burst reaches its reader thread at once when it goes on. */
+function burstWhileStopped(run: CliRun, count: number): void {
+  run.kill('SIGSTOP');
+  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
+  for (let seq = 0; seq < count; seq++) injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800 }));
+  injector.close();
+  run.kill('SIGCONT');
+}
+
+/** The accounting listen prints to stderr when it stops. */
+function summaryOf(run: CliRun): { shown: number; received: number; kernelDrops: number; queueDrops: number; closeDiscards: number } {
+  const summary = /(\d+) shown; received=(\d+) kernelDrops=(\d+) queueDrops=(\d+) .* closeDiscards=(\d+)/.exec(run.stderr());
+  expect(summary).not.toBeNull();
+  const [shown, received, kernelDrops, queueDrops, closeDiscards] = summary!.slice(1).map(Number) as [number, number, number, number, number];
+  return { shown, received, kernelDrops, queueDrops, closeDiscards };
+}
+
 it('SIGTERM stops listen in the middle of a backlog, with its summary, and every sample is accounted for', async () => {
   const backlog = 40_000;
   const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--rcvbuf', String(128 << 20)]);
   await run.listening;
-  // The whole burst waits in the socket while listen is stopped; it is all there when it goes on.
-  run.kill('SIGSTOP');
-  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
-  for (let seq = 0; seq < backlog; seq++) injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800 }));
-  injector.close();
-  run.kill('SIGCONT');
+  burstWhileStopped(run, backlog);
   await waitFor(() => run.stdout().length > 0, 10_000, 'the first samples');
   run.kill('SIGTERM');
   expect(await run.exited).toBe(0);
-  const summary = /(\d+) shown; received=(\d+) kernelDrops=(\d+) queueDrops=(\d+) .* closeDiscards=(\d+)/.exec(run.stderr());
-  expect(summary).not.toBeNull();
-  const [shown, received, kernelDrops, queueDrops, closeDiscards] = summary!.slice(1).map(Number);
+  const { shown, received, kernelDrops, queueDrops, closeDiscards } = summaryOf(run);
   expect(shown).toBe(received);
   expect(shown).toBeLessThan(backlog);
-  expect(received! + kernelDrops! + queueDrops! + closeDiscards!).toBe(backlog);
+  expect(received + kernelDrops + queueDrops + closeDiscards).toBe(backlog);
   expect(run.stdout().split('\n').length - 1).toBe(shown);
 });
 
@@ -91,23 +103,16 @@ it('--queue-capacity bounds what listen holds while it falls behind: the rest is
   const capacity = 100;
   const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--rcvbuf', String(64 << 20), '--queue-capacity', String(capacity)]);
   await run.listening;
-  // The burst waits in the socket, and reaches the reader thread all at once when listen goes on.
-  run.kill('SIGSTOP');
-  const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
-  for (let seq = 0; seq < backlog; seq++) injector.send(encodePsample({ group: 10, groupSeq: seq, proto: 0x800 }));
-  injector.close();
-  run.kill('SIGCONT');
+  burstWhileStopped(run, backlog);
   await waitFor(() => /queue drop/.test(run.stderr()), 10_000, 'a queue drop reported');
   await waitFor(() => run.stdout().length > 0, 10_000, 'the samples it held');
   run.kill('SIGTERM');
   expect(await run.exited).toBe(0);
-  const summary = /(\d+) shown; received=(\d+) kernelDrops=(\d+) queueDrops=(\d+) .* closeDiscards=(\d+)/.exec(run.stderr());
-  expect(summary).not.toBeNull();
-  const [shown, received, kernelDrops, queueDrops, closeDiscards] = summary!.slice(1).map(Number);
+  const { shown, received, kernelDrops, queueDrops, closeDiscards } = summaryOf(run);
   expect(queueDrops).toBeGreaterThanOrEqual(backlog - 2 * capacity);
   expect(kernelDrops).toBe(0);
   expect(shown).toBe(received);
-  expect(received! + queueDrops! + closeDiscards!).toBe(backlog);
+  expect(received + queueDrops + closeDiscards).toBe(backlog);
 });
 
 it('listen --no-enrich attaches no OVN decoder: it does not even try the database it was given', async () => {
