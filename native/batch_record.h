@@ -3,11 +3,9 @@
 // read outside [base, base + size). Pure C++ (no N-API).
 #pragma once
 
-#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <string>
 
 #include "batch_layout.h"
 #include "psample_parser.h"
@@ -107,25 +105,6 @@ inline bool read_record(const Batch& b, size_t at, Record& r) {
 
 inline uint32_t big_endian_u32(const uint8_t* p) {
   return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | uint32_t{p[3]};
-}
-
-template <typename T>
-void append_number(std::string& out, T value) {
-  char digits[24];
-  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
-  out.append(digits, static_cast<size_t>(end - digits));
-}
-
-// Lowercase, two digits a byte.
-inline void append_hex(std::string& out, const uint8_t* bytes, size_t length) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  const size_t at = out.size();
-  out.resize(at + 2 * length);
-  char* p = out.data() + at;
-  for (size_t i = 0; i < length; i++) {
-    *p++ = kDigits[bytes[i] >> 4];
-    *p++ = kDigits[bytes[i] & 15];
-  }
 }
 
 }  // namespace ovnpsample

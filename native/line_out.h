@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <string_view>
 
 namespace ovnpsample {
@@ -57,23 +58,36 @@ class LineOut {
   bool overflowed_ = false;
 };
 
-template <typename T>
-void append_number(LineOut& out, T value) {
+// What the line writers write to, a std::string (appended to) or a LineOut: `length` more bytes at
+// its end, already counted as written; null when they do not fit.
+inline char* grow(std::string& out, size_t length) {
+  const size_t at = out.size();
+  out.resize(at + length);
+  return out.data() + at;
+}
+inline char* grow(LineOut& out, size_t length) {
+  char* at = out.room(length);
+  if (at != nullptr) out.advance(length);
+  return at;
+}
+
+template <typename Out, typename T>
+void append_number(Out& out, T value) {
   char digits[24];
   const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
   out += std::string_view(digits, static_cast<size_t>(end - digits));
 }
 
 // Lowercase, two digits a byte.
-inline void append_hex(LineOut& out, const uint8_t* bytes, size_t length) {
+template <typename Out>
+void append_hex(Out& out, const uint8_t* bytes, size_t length) {
   static constexpr char kDigits[] = "0123456789abcdef";
-  char* p = out.room(2 * length);
+  char* p = grow(out, 2 * length);
   if (p == nullptr) return;
   for (size_t i = 0; i < length; i++) {
     *p++ = kDigits[bytes[i] >> 4];
     *p++ = kDigits[bytes[i] & 15];
   }
-  out.advance(2 * length);
 }
 
 }  // namespace ovnpsample
