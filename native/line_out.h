@@ -78,13 +78,38 @@ void append_number(Out& out, T value) {
   out += std::string_view(digits, static_cast<size_t>(end - digits));
 }
 
+// The eight hex digits of four bytes (loaded little-endian), in the bytes' order once the word is
+// stored little-endian. A packet's bytes are most of a line's hex: a word at a time takes about a quarter of the
+// instructions of a digit at a time, and under TCG, where the lab measures, instructions are
+// the cost.
+inline uint64_t hex_word(uint32_t four_bytes_in_memory_order) {
+  uint64_t t = four_bytes_in_memory_order;
+  // Byte i of the four into the low byte of 16-bit lane i.
+  t = (t | (t << 16)) & 0x0000FFFF0000FFFFull;
+  t = (t | (t << 8)) & 0x00FF00FF00FF00FFull;
+  // Each lane: its byte's high nibble, then its low nibble, one value 0..15 per byte.
+  const uint64_t nibbles = ((t >> 4) & 0x000F000F000F000Full) | ((t & 0x000F000F000F000Full) << 8);
+  // 1 in each byte whose nibble is 10..15 (n + 6 carries into bit 4; no byte overflows).
+  const uint64_t letters = ((nibbles + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+  return nibbles + 0x3030303030303030ull + letters * ('a' - '0' - 10);
+}
+
 // Lowercase, two digits a byte.
 template <typename Out>
 void append_hex(Out& out, const uint8_t* bytes, size_t length) {
   static constexpr char kDigits[] = "0123456789abcdef";
   char* p = grow(out, 2 * length);
   if (p == nullptr) return;
-  for (size_t i = 0; i < length; i++) {
+  size_t i = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  for (; i + 4 <= length; i += 4, p += 8) {
+    uint32_t four;
+    std::memcpy(&four, bytes + i, sizeof four);
+    const uint64_t digits = hex_word(four);
+    std::memcpy(p, &digits, sizeof digits);
+  }
+#endif
+  for (; i < length; i++) {
     *p++ = kDigits[bytes[i] >> 4];
     *p++ = kDigits[bytes[i] & 15];
   }

@@ -61,5 +61,26 @@ TEST_CASE("render: a group event's line, in both formats, straight into the outp
   }
 }
 
+TEST_CASE("line_out: hex a word at a time is two lowercase digits a byte, every byte value, every length and tail") {
+  std::vector<uint8_t> bytes(256 + 7);
+  for (size_t i = 0; i < bytes.size(); i++) bytes[i] = static_cast<uint8_t>(i * 7 + (i >> 8));
+  for (size_t length = 0; length <= bytes.size(); length++) {
+    std::string expected;
+    for (size_t i = 0; i < length; i++) {
+      static constexpr char kDigits[] = "0123456789abcdef";
+      expected += kDigits[bytes[i] >> 4];
+      expected += kDigits[bytes[i] & 15];
+    }
+    std::string text = "x";
+    append_hex(text, bytes.data(), length);
+    std::vector<uint8_t> room(2 * length + 1, 'y');
+    LineOut line(room.data(), room.data() + room.size());
+    append_hex(line, bytes.data(), length);
+    if (!CHECK_EQ(text, "x" + expected)) return;
+    if (!CHECK_EQ(std::string(room.begin(), room.end() - 1), expected)) return;
+    CHECK_EQ(room.back(), uint8_t{'y'});
+  }
+}
+
 }  // namespace
 }  // namespace ovnpsample::testing
