@@ -32,7 +32,8 @@
       "defines": ["NAPI_VERSION=8", "NODE_ADDON_API_DISABLE_DEPRECATED", "NAPI_CPP_EXCEPTIONS", "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-fno-rtti"],
-      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-O2"]
+      "cflags_cc": ["-std=c++17", "-Wall", "-Wextra", "-O2", "-fvisibility=hidden"],
+      "ldflags": ["-Wl,-Bsymbolic-functions"]
     }
   ]
 }
