@@ -1,6 +1,8 @@
 // The renderer's fast path (../line_out.h): lines written straight into the output, bounded by
 // it. The group-event case is the sample_json fuzz target's finding
 // (../fuzz/regressions/sample_json/group-event-empty-packet.bin).
+#include <charconv>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +81,50 @@ TEST_CASE("line_out: hex a word at a time is two lowercase digits a byte, every 
     if (!CHECK_EQ(text, "x" + expected)) return;
     if (!CHECK_EQ(std::string(room.begin(), room.end() - 1), expected)) return;
     CHECK_EQ(room.back(), uint8_t{'y'});
+  }
+}
+
+template <typename T>
+std::string reference_decimal(T value) {
+  char digits[24];
+  return std::string(digits, std::to_chars(digits, digits + sizeof digits, value).ptr);
+}
+
+template <typename T>
+bool writes_decimal(T value) {
+  std::string text = "x";
+  append_number(text, value);
+  const std::string expected = reference_decimal(value);
+  std::vector<uint8_t> room(expected.size(), 'y');
+  LineOut exact(room.data(), room.data() + room.size());
+  append_number(exact, value);
+  LineOut short_by_one(room.data(), room.data() + room.size() - 1);
+  append_number(short_by_one, value);
+  return CHECK_EQ(text, "x" + expected) && CHECK_EQ(std::string(room.begin(), room.end()), expected) &&
+         CHECK(!exact.overflowed()) && CHECK(short_by_one.overflowed());
+}
+
+TEST_CASE("line_out: numbers are std::to_chars's digits at every length, both ends of each type, and negatives") {
+  uint64_t power = 1;
+  for (int digits = 1; digits <= 20; digits++) {
+    for (const uint64_t v : {power - 1, power, power + 1, 2 * power - 1, 9 * power, 9 * power + power - 1}) {
+      if (!writes_decimal(v)) return;
+    }
+    if (digits < 20) power *= 10;
+  }
+  for (const uint64_t v : {uint64_t{0}, UINT64_MAX, UINT64_MAX - 1, uint64_t{UINT32_MAX}, uint64_t{1} << 63}) {
+    if (!writes_decimal(v)) return;
+  }
+  for (const uint32_t v : {0u, 7u, 42u, 65535u, 4294967295u}) {
+    if (!writes_decimal(v)) return;
+  }
+  for (const int32_t v : {0, -1, 1, -9, -10, 2147483647, -2147483647 - 1}) {
+    if (!writes_decimal(v)) return;
+  }
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < 10000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    if (!writes_decimal(x >> (x % 64)) || !writes_decimal(static_cast<uint32_t>(x))) return;
   }
 }
 
