@@ -1,0 +1,142 @@
+// bench:lab --perf: where a consumer's CPU goes per function during each measured burst, the
+// kernel's share included (recvmmsg, the copy into the output file, page faults), which V8's
+// --cpu-prof cannot see. The guest image has no perf: the host ships its own (ship-perf.sh) to
+// TOOLS/perf. It samples every thread of the consumer on a software clock (TCG emulates no PMU);
+// what the kernel does on the consumer's behalf runs in its context and is sampled with it. Once
+// the consumer has stopped, perf report writes the profile as text to OUT/profiles.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpuNs } from './proc.mjs';
+import { BenchSetupError } from './shell.mjs';
+
+// 1 ms between samples: a 5 s burst of a consumer busy a third of the time gets ~2,000 samples.
+const FREQUENCY_HZ = 1000;
+const DATA = '/tmp/bench-perf.data';
+// perf starts, maps its libraries and reads the consumer's memory maps under TCG before it acks.
+const ATTACH_TIMEOUT_MS = 60_000;
+const STDERR_KEPT = 4096;
+// Functions below this share of the samples only lengthen the listing.
+const SYMBOL_PERCENT_LIMIT = '0.1';
+const CALL_GRAPH_PERCENT_LIMIT = '2';
+// Past V8's entry frames a frame-pointer walk reads stack words as return addresses.
+const CALL_GRAPH_MAX_STACK = '40';
+
+// Node writes the names of its JIT code to /tmp/perf-PID.map, where perf report finds them.
+const NODE_ARGS = ['--perf-basic-prof'];
+
+export class PerfError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'PerfError';
+    this.code = 'BENCH_PERF';
+  }
+}
+
+/** The host's perf in the guest (TOOLS/perf/perf, its libraries in TOOLS/perf/lib), checked to run. */
+export function guestPerf({ tools, out }) {
+  const perf = join(tools, 'perf', 'perf');
+  if (!existsSync(perf)) {
+    throw new BenchSetupError(`${perf} is missing: the host ships its perf there with --perf (scripts/bench/lab/ship-perf.sh); run 'npm run bench:lab -- --perf'`);
+  }
+  const env = { ...process.env, LD_LIBRARY_PATH: join(tools, 'perf', 'lib') };
+  const perfSync = (args) => execFileSync(perf, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  let version;
+  try {
+    version = perfSync(['--version']).trim();
+  } catch (error) {
+    throw new BenchSetupError(`the host's perf does not run in the guest: ${String(error.stderr ?? error.message).trim()} ` +
+      '(a shared library scripts/bench/lab/ship-perf.sh left out?)');
+  }
+  const profiles = join(out, 'profiles');
+  mkdirSync(profiles, { recursive: true });
+  return {
+    version,
+    describe: `${version}, -e cpu-clock -F ${FREQUENCY_HZ} -g on each measured burst and its drain, reports in ${profiles}`,
+    nodeArgs: NODE_ARGS,
+    /** A recorder for the run NAME (e.g. ovn-10000-json+ovn-round1): OUT/profiles/NAME.txt. */
+    forRun: (name) => ({ record: (pid) => record(perf, env, pid, (figures) => report(perfSync, name, join(profiles, `${name}.txt`), pid, figures)) }),
+  };
+}
+
+/**
+ * Attaches perf to PID's threads, events off, and switches them on through its control pipe: once
+ * perf acks, it samples. stop() ends the recording; report(figures) writes the profile afterwards.
+ */
+async function record(perf, env, pid, report) {
+  // perf would keep an earlier run's file as DATA.old, and a failed run may have left one.
+  rmSync(DATA, { force: true });
+  const args = ['record', '-e', 'cpu-clock', '-F', String(FREQUENCY_HZ), '-g', '-p', String(pid), '-o', DATA,
+    // Off until 'enable' on fd 3, acked on fd 4; no build-id pass over the binaries after it.
+    '-D', '-1', '--control', 'fd:3,4', '--no-buildid', '--no-buildid-cache'];
+  const child = spawn(perf, args, { env, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => { stderr = `${stderr}${chunk}`.slice(-STDERR_KEPT); });
+  const closed = new Promise((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
+  const failed = (what) => new PerfError(`perf record -p ${pid} ${what}: ${stderr.trim() || 'no message'}`);
+  try {
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(failed(`did not start sampling within ${ATTACH_TIMEOUT_MS / 1000} s`)), ATTACH_TIMEOUT_MS);
+      child.on('error', (error) => reject(failed(`could not start (${error.message})`)));
+      closed.then((exit) => reject(failed(`exited (${exit}) before it sampled`)));
+      child.stdio[4].on('data', (data) => {
+        if (!String(data).includes('ack')) return;
+        clearTimeout(timer);
+        resolve();
+      });
+      child.stdio[3].write('enable\n');
+    });
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  const perfCpuAtStart = cpuNs(child.pid);
+  let perfCpuNs;
+  return {
+    /** perf writes its data on SIGINT and exits (re-raising SIGINT). */
+    async stop() {
+      // perf's own CPU while it sampled: not in the consumer's figures, but in the guest's.
+      perfCpuNs = cpuNs(child.pid) - perfCpuAtStart;
+      child.kill('SIGINT');
+      const exit = await closed;
+      if (!existsSync(DATA)) throw failed(`wrote no ${DATA} (exit ${exit})`);
+    },
+    kill: () => child.kill('SIGKILL'),
+    report: (figures) => report({ ...figures, perfCpuSeconds: perfCpuNs / 1e9 }),
+  };
+}
+
+// perf pads every line to its longest symbol (C++ templates run to hundreds of columns), and adds
+// a tip (or that it has no tips.txt) and empty comment lines.
+const NOISE = /^#( \(.*\)| To display the perf\.data header info.*)?$/;
+function readable(text) {
+  return text.split('\n').map((line) => line.trimEnd()).filter((line) => !NOISE.test(line)).join('\n');
+}
+
+/**
+ * Writes the profile of the recording in DATA to FILE: by shared object, by thread and shared
+ * object, by function, and the hottest functions' callers. FIGURES (the run's CPU time from /proc,
+ * samples received) head it, so perf's sample count can be checked against the CPU it should cover.
+ */
+function report(perfSync, name, file, pid, figures) {
+  const view = (title, args) => [`## ${title}: perf report ${args.join(' ')}`, readable(perfSync(['report', '-i', DATA, '--stdio', ...args]))];
+  try {
+    const sections = [
+      `# ${name}: pid ${pid}, cpu-clock at ${FREQUENCY_HZ} Hz from the burst's start until the run's figures were taken`,
+      `# the consumer's CPU time meanwhile (/proc): ${figures.cpuSeconds.toFixed(2)} s, ${figures.received} samples received; ` +
+        `perf record's own: ${figures.perfCpuSeconds.toFixed(2)} s`,
+      ...view('by shared object', ['--no-children', '--sort', 'dso', '-g', 'none', '--show-nr-samples']),
+      ...view('by thread and shared object', ['--no-children', '--sort', 'comm,dso', '-g', 'none', '--show-nr-samples']),
+      ...view('by function', ['--no-children', '--sort', 'dso,sym', '-g', 'none', '--percent-limit', SYMBOL_PERCENT_LIMIT]),
+      ...view('callers of the hottest functions', ['--no-children', '--sort', 'dso,sym', '-g', 'graph,0.5,callee',
+        '--percent-limit', CALL_GRAPH_PERCENT_LIMIT, '--max-stack', CALL_GRAPH_MAX_STACK]),
+    ];
+    writeFileSync(file, `${sections.join('\n')}\n`);
+    return file;
+  } catch (error) {
+    throw new PerfError(`perf report for ${file} failed: ${String(error.stderr ?? error.message).trim()}`);
+  } finally {
+    rmSync(DATA, { force: true });
+    rmSync(`/tmp/perf-${pid}.map`, { force: true });
+  }
+}
