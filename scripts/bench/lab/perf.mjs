@@ -7,6 +7,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { BenchRunError } from './measure.mjs';
 import { cpuNs } from './proc.mjs';
 import { BenchSetupError } from './shell.mjs';
 
@@ -25,14 +26,6 @@ const CALL_GRAPH_MAX_STACK = '40';
 
 // Node writes the names of its JIT code to /tmp/perf-PID.map, where perf report finds them.
 const NODE_ARGS = ['--perf-basic-prof'];
-
-export class PerfError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'PerfError';
-    this.code = 'BENCH_PERF';
-  }
-}
 
 /** The host's perf in the guest (TOOLS/perf/perf, its libraries in TOOLS/perf/lib), checked to run. */
 export function guestPerf({ tools, out }) {
@@ -77,7 +70,7 @@ async function record(perf, env, pid, report) {
   let stderr = '';
   child.stderr.on('data', (chunk) => { stderr = `${stderr}${chunk}`.slice(-STDERR_KEPT); });
   const closed = new Promise((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
-  const failed = (what) => new PerfError(`perf record for pid ${pid} ${what}: ${stderr.trim() || 'no message'}`);
+  const failed = (what) => new BenchRunError(`perf record for pid ${pid} ${what}: ${stderr.trim() || 'no message'}`);
   try {
     await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(failed(`did not start sampling within ${ATTACH_TIMEOUT_MS / 1000} s`)), ATTACH_TIMEOUT_MS);
@@ -169,7 +162,7 @@ function report(perfSync, name, file, pid, figures) {
     writeFileSync(file, `${sections.join('\n')}\n`);
     return file;
   } catch (error) {
-    throw new PerfError(`perf report for ${file} failed: ${String(error.stderr ?? error.message).trim()}`);
+    throw new BenchRunError(`perf report for ${file} failed: ${String(error.stderr ?? error.message).trim()}`);
   } finally {
     rmSync(DATA, { force: true });
     rmSync(`/tmp/perf-${pid}.map`, { force: true });
