@@ -1,7 +1,8 @@
 # `lab.sh bench` (npm run bench:lab): the host half of the lab benchmark; sourced, never run.
 # The guest runs scripts/bench/lab/run.mjs (guest/run.sh bench) with LAB_BENCH_ARGS. The static
 # C tools it needs are built here, since the guest has no compiler, and reach it on the payload
-# disk as /lab/tools. The guest's report is printed last, so its RESULT line ends the output.
+# disk as /lab/tools; with --perf, so does this host's perf (/lab/tools/perf). The guest's report
+# is printed last, so its RESULT line ends the output.
 
 # The default matrix runs 10-15 minutes under TCG today (most runs wait for ovn-psample to drain
 # its backlog), far longer than the tests' timeout.
@@ -21,6 +22,12 @@ lab_bench_prepare() {
     LAB_TIMEOUT_S=${OVN_PSAMPLE_LAB_TIMEOUT_S:-$LAB_BENCH_TIMEOUT_S}
     lab_step "building the benchmark's static C tools" "$LAB_WORK/bench-tools.log" \
         bash "$LAB_ROOT/scripts/bench/lab/build-tools.sh" "$LAB_WORK/bench-tools"
+    # A perf shipped for an earlier run would only weigh down this one's payload.
+    rm -rf "$LAB_WORK/bench-tools/perf"
+    if $LAB_BENCH_PERF; then
+        lab_step "shipping this host's perf and its libraries" "$LAB_WORK/bench-perf.log" \
+            bash "$LAB_ROOT/scripts/bench/lab/ship-perf.sh" "$LAB_WORK/bench-tools/perf"
+    fi
     LAB_PAYLOAD_TOOLS=$LAB_WORK/bench-tools
     LAB_BENCH_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
     LAB_BENCH_HOST_CPU=$(lab_host_cpu_ticks)
@@ -44,6 +51,7 @@ lab_bench_report() {
     [ -f "$report" ] || lab_fail "the benchmark wrote no report (console: $LAB_WORK/console.log)"
     lab_say "$(lab_bench_host_share)"
     lab_say "all figures: $LAB_WORK/out/bench.json"
+    ! $LAB_BENCH_PERF || lab_say "perf profiles of each measured burst: $LAB_WORK/out/profiles/SCENARIO-RATE-CONSUMER-roundN.txt"
     cat "$report"
     [ "$(cat "$LAB_WORK/out/bench-exit-code" 2>/dev/null)" = 0 ]
 }

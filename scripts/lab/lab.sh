@@ -7,9 +7,10 @@
 #                                            run test/lab/*.lab.test.ts in the guest (FILTER: vitest file filters)
 #        lab.sh demo [--no-build]            stream live decoded samples from an ovn-kubernetes-shaped node
 #        lab.sh shell [--no-build]           interactive guest shell (the project is at /lab/project)
-#        lab.sh bench [--no-build] [--before=DIR] [ARGS...]
+#        lab.sh bench [--no-build] [--before=DIR] [--perf] [ARGS...]
 #                                            the lab benchmark (ARGS: scripts/bench/lab/run.mjs options);
-#                                            --before=DIR: another built checkout, whose consumers are NAME@before
+#                                            --before=DIR: another built checkout, whose consumers are NAME@before;
+#                                            --perf: this host's perf profiles each measured burst in the guest
 #        lab.sh image                        build or refresh the cached guest image only
 #   --auto      skip, with the reason, instead of failing when not root or qemu is missing
 #   --no-build  use the project as already built (dist/, build/Release) instead of rebuilding it
@@ -24,7 +25,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/boot.sh"
 . "$HERE/bench.sh"
 
-usage() { sed -n '6,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '6,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 mode=${1:-}
 shift || true
@@ -32,6 +33,7 @@ auto=false build=true
 LAB_VITEST_FILTERS=()
 LAB_BENCH_ARGS=()
 LAB_BENCH_BEFORE=
+LAB_BENCH_PERF=false
 for arg in "$@"; do
     case $arg in
         --auto) auto=true ;;
@@ -40,6 +42,7 @@ for arg in "$@"; do
                test) [[ $arg != -* ]] || usage; LAB_VITEST_FILTERS+=("$arg") ;;
                bench) case $arg in
                           --before=*) LAB_BENCH_BEFORE=${arg#--before=}; LAB_BENCH_ARGS+=(--before /lab/before) ;;
+                          --perf) LAB_BENCH_PERF=true; LAB_BENCH_ARGS+=(--perf) ;;
                           *) LAB_BENCH_ARGS+=("$arg") ;;
                       esac ;;
                *) usage ;;

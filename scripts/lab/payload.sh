@@ -13,9 +13,10 @@ lab_build_payload() {
     for item in "${LAB_PAYLOAD_ITEMS[@]}"; do
         [ -e "$LAB_ROOT/$item" ] || continue
         mkdir -p "$stage/project/$(dirname "$item")"
-        # Hard links make the copy instant when the work dir shares the file system.
-        cp -al "$LAB_ROOT/$item" "$stage/project/$item" 2>/dev/null ||
-            cp -a "$LAB_ROOT/$item" "$stage/project/$item"
+        # Hard links make the copy instant when the work dir shares the file system. -H: a git
+        # worktree's node_modules may be a link to another checkout's, which the guest cannot see.
+        cp -alH "$LAB_ROOT/$item" "$stage/project/$item" 2>/dev/null ||
+            cp -aH "$LAB_ROOT/$item" "$stage/project/$item"
     done
     cp -a "$LAB_ROOT"/build/Release/*.node "$stage/project/build/Release/" 2>/dev/null || true
     printf '%s\n' "${LAB_VITEST_FILTERS[@]}" >"$stage/vitest-filters"

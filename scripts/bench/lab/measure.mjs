@@ -135,16 +135,20 @@ async function settled(fd, settleMs = WARMUP_SETTLE_MS, limitMs = WARMUP_LIMIT_M
 
 /**
  * RATE is in samples/s; udp-flood is paced at RATE / the scenario's samples per packet (0: unpaced).
+ * PROFILE (bench:lab --perf: perf.mjs's recorder for this run) records the consumer from the burst's
+ * start until the figures are taken, and writes its report once the consumer has stopped.
  * @returns the run's figures: generated, received, kernelDrops, queueDrops, left (not printed by
  * the end: lost inside the consumer or still queued at the cap), loss, cpuSeconds,
- * cpuPerSampleUs (and threadCpuPerSampleUs: main, psample-reader, other), peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates.
+ * cpuPerSampleUs (and threadCpuPerSampleUs: main, psample-reader, other), peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates
+ * (and with PROFILE, the profile's file).
  */
-export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmupSeconds = 0, drainCapSeconds, output }) {
+export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmupSeconds = 0, drainCapSeconds, output, profile }) {
   const argv = consumer.argv(ctx);
   const started = startConsumer(argv, output);
   const { state } = started;
   const fd = openSync(output, 'r');
   const packetRateOf = (samplesPerSecond) => (samplesPerSecond === 0 ? 0 : Math.max(1, Math.round(samplesPerSecond / scenario.samplesPerPacket)));
+  let recording;
   try {
     await started.ready;
     const pid = state.child.pid;
@@ -155,6 +159,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
       offset = await settled(fd, WARMUP_BURST_SETTLE_MS, drainCapSeconds * 1000);
     }
 
+    recording = await profile?.record(pid);
     const counterBefore = scenario.generatedCounter();
     const socketsBefore = netlinkSockets(pid);
     const queueDropsBefore = state.reportedDrops.queue;
@@ -206,12 +211,14 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
     const end = fstatSync(fd, { bigint: true });
     const received = counted.samples + countSamples(fd, counted.offset, Number(end.size), consumer.samplesPerLine).samples;
     const queueDrops = state.reportedDrops.queue - queueDropsBefore;
+    await recording?.stop();
     const stopped = await stopConsumer(started, ctx.nodeArgs?.length ? PROFILED_STOP_GRACE_MS : STOP_GRACE_MS);
     if (cpuAfter === undefined) throw new BenchRunError(`${consumer.name} exited during the run (${stopped.exit}): ${state.stderr.trim()}`);
 
     const kernelDrops = sockets.drops - socketsBefore.drops;
     const cpuSeconds = (cpuAfter - cpuBefore) / 1e9;
     const drainNs = end.mtimeNs - BigInt(burst.lastNs);
+    const profileFile = recording?.report({ cpuSeconds, received });
     return {
       packetRate,
       sent: burst.sent,
@@ -236,8 +243,10 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
       stop: { exit: stopped.exit, afterMs: stopped.exitMs },
       selfReported: stopped.selfReported,
       ...(stopped.selfReported ? {} : { stderrTail: state.stderr.slice(-500) }),
+      ...(profileFile ? { profile: profileFile } : {}),
     };
   } catch (error) {
+    recording?.kill();
     state.child.kill('SIGKILL');
     await started.exited;
     throw error;

@@ -9,7 +9,7 @@
 //   node run.mjs [--seconds 5] [--rates 2000,10000,30000,unpaced] [--scenarios tc,ovn]
 //                [--consumers NAME,...] [--drain-cap 30] [--idle-seconds 10] [--payload 64]
 //                [--warmup-seconds 0] [--repeat 1] [--quick] [--tools /lab/tools] [--out /lab/out] [--node-args='--cpu-prof ...']
-//                [--before /lab/before]
+//                [--before /lab/before] [--perf]
 // Rates are samples/s. --consumers applies to every scenario (default: consumers.mjs).
 // --warmup-seconds: before each measured burst, a burst this long at the same rate (10,000/s for
 // unpaced runs), printed and left out, for the steady state of a long-running consumer (V8's
@@ -23,6 +23,9 @@
 // median ratio and the worst loss and drain of the rounds.
 // --before DIR: another built checkout (lab.sh bench --before=DIR puts it at /lab/before); consumer
 // NAME@before is NAME run from it, to measure a change against what it changes in the same rounds.
+// --perf: the host's perf (lab.sh bench --perf ships it to TOOLS/perf) samples each measured burst
+// of every consumer, kernel and native code included, and writes OUT/profiles/SCENARIO-RATE-CONSUMER-roundN.txt
+// (perf.mjs); node consumers get --perf-basic-prof so their JIT code has names.
 // --quick measures only what RESULT needs: ovn at 2000/s, 10000/s and unpaced, c and json+ovn.
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
@@ -32,6 +35,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_CONSUMERS, HEADLINE_CONSUMER, REFERENCE_CONSUMER, consumerNamed } from './consumers.mjs';
 import { measureIdle } from './idle.mjs';
 import { measureRun } from './measure.mjs';
+import { guestPerf } from './perf.mjs';
 import { addRatios, describeRun, rateLabel, tableLines, threadLines, verdict } from './report.mjs';
 import { ovnScenario, startOvnNode, tcScenario } from './scenarios.mjs';
 import { BenchSetupError, run } from './shell.mjs';
@@ -60,6 +64,7 @@ const { values: given } = parseArgs({
     out: { type: 'string' },
     'node-args': { type: 'string' },
     before: { type: 'string' },
+    perf: { type: 'boolean', default: false },
   },
 });
 const options = {
@@ -108,6 +113,9 @@ for (const tool of ['psample-print', 'udp-flood']) {
   }
 }
 
+// Checked before the 20-60 s of OVN start-up: a perf that cannot run here fails at once.
+const perf = options.perf ? guestPerf({ tools: options.tools, out: options.out }) : undefined;
+
 const say = (line) => console.log(line);
 const t0 = performance.now();
 const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
@@ -115,7 +123,7 @@ const elapsed = () => `${((performance.now() - t0) / 1000).toFixed(0)} s`;
 // Every consumer with --nb/--sb needs the OVN databases, tc scenario included.
 say('== starting Open vSwitch and OVN, building the ovn-kubernetes-shaped node (20-60 s under TCG)');
 const node = startOvnNode(project);
-const nodeArgs = options['node-args']?.split(' ').filter((a) => a !== '') ?? [];
+const nodeArgs = [...(options['node-args']?.split(' ').filter((a) => a !== '') ?? []), ...(perf?.nodeArgs ?? [])];
 const ctx = { project, before: options.before, tools: options.tools, northbound: node.northbound, southbound: node.southbound, nodeArgs };
 const scenarios = scenarioNames.map((name) =>
   name === 'tc' ? tcScenario({ tools: options.tools, payloadBytes }) : ovnScenario({ tools: options.tools, payloadBytes, node }),
@@ -126,6 +134,7 @@ const header = [
     `${seconds} s per burst${repeat > 1 ? `, ${repeat} rounds per rate` : ''}${warmupSeconds > 0 ? ` after a ${warmupSeconds} s warm-up burst` : ', consumers cold'}, drain cap ${drainCapSeconds} s after it, offered ${rates.map(rateLabel).join(', ')}`,
   ...scenarios.map((s) => `  ${s.describe}`),
   ...consumers.map((c) => `  ${c.name.padEnd(9)} ${c.title}`),
+  ...(perf ? [`  perf: ${perf.describe}`] : []),
   '  CPU: all threads, from /proc, burst start to the last sample printed; loss: (generated - received) / generated, ' +
     'where left = not printed by the end (lost inside the consumer or still queued at the cap); xC: CPU per sample / the C reader\'s',
 ];
@@ -142,9 +151,10 @@ for (const scenario of scenarios) {
     for (let round = 1; round <= repeat; round++) for (const consumer of consumersOf[scenario.name]) {
       const base = { scenario: scenario.name, rate, round, consumer: consumer.name };
       const output = `/tmp/bench-${scenario.name}-${consumer.name.replace(/\W/g, '_')}.out`;
+      const profile = perf?.forRun(`${scenario.name}-${rateLabel(rate).replace('/s', '')}-${consumer.name}-round${round}`);
       let measured;
       try {
-        measured = { ...base, ...(await measureRun({ consumer, ctx: { ...ctx, group: scenario.group }, scenario, rate, seconds, warmupSeconds, drainCapSeconds, output })) };
+        measured = { ...base, ...(await measureRun({ consumer, ctx: { ...ctx, group: scenario.group }, scenario, rate, seconds, warmupSeconds, drainCapSeconds, output, profile })) };
       } catch (error) {
         if (error instanceof BenchSetupError) throw error;
         measured = { ...base, error: error.message };
