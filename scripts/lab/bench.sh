@@ -27,6 +27,7 @@ lab_bench_prepare() {
     if $LAB_BENCH_PERF; then
         lab_step "shipping this host's perf and its libraries" "$LAB_WORK/bench-perf.log" \
             bash "$LAB_ROOT/scripts/bench/lab/ship-perf.sh" "$LAB_WORK/bench-tools/perf"
+        LAB_PAYLOAD_SYMBOLS=true
     fi
     LAB_PAYLOAD_TOOLS=$LAB_WORK/bench-tools
     LAB_BENCH_HOST_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -19,6 +19,7 @@ lab_build_payload() {
             cp -aH "$LAB_ROOT/$item" "$stage/project/$item"
     done
     cp -a "$LAB_ROOT"/build/Release/*.node "$stage/project/build/Release/" 2>/dev/null || true
+    ! ${LAB_PAYLOAD_SYMBOLS:-false} || lab_payload_unstripped_addon "$LAB_ROOT" "$stage/project"
     printf '%s\n' "${LAB_VITEST_FILTERS[@]}" >"$stage/vitest-filters"
     # Bench mode: its static C tools (built for this run only) and its arguments.
     [ -z "${LAB_PAYLOAD_TOOLS:-}" ] || cp -a "$LAB_PAYLOAD_TOOLS" "$stage/tools"
@@ -31,10 +32,23 @@ lab_build_payload() {
             cp -a "$LAB_BENCH_BEFORE/$item" "$stage/before/$item"
         done
         ln -s ../project/node_modules "$stage/before/node_modules"
+        ! ${LAB_PAYLOAD_SYMBOLS:-false} || lab_payload_unstripped_addon "$LAB_BENCH_BEFORE" "$stage/before"
     fi
     size_mb=$(( $(du -sm "$stage" | cut -f1) * 3 / 2 + 128 ))
     mkfs.ext4 -q -F -L ovnpsample-pay -E root_owner=0:0 -d "$stage" "$LAB_WORK/payload.ext4" "${size_mb}M"
     rm -rf "$stage"
+}
+
+# lab_payload_unstripped_addon CHECKOUT STAGED: the staged prebuild becomes the checkout's
+# unstripped link output, the same code with its symbols, so perf names the addon's functions.
+# Replaced, never written through: the staged copy may be a hard link to the checkout's own.
+lab_payload_unstripped_addon() {
+    local linked="$1/build/Release/obj.target/ovn_psample.node" staged="$2/prebuilds/linux-x64/ovn-psample.node"
+    if [ -f "$linked" ] && [ -f "$staged" ]; then
+        cp --remove-destination "$linked" "$staged"
+    else
+        lab_say "no unstripped addon at $linked: the profiles of $1 show its functions as addresses"
+    fi
 }
 
 # Copies the guest's /out back to $LAB_WORK/out.
