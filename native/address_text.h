@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decimal.h"
+
 namespace ovnpsample {
 
 // "ff:ff:ff:ff:ff:ff", "255.255.255.255" and "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", without a terminator.
@@ -29,7 +31,7 @@ inline size_t format_ipv4(char* out, const uint8_t* a) {
   char* at = out;
   for (int i = 0; i < 4; i++) {
     if (i != 0) *at++ = '.';
-    at = std::to_chars(at, at + 3, a[i]).ptr;
+    at += format_decimal(at, a[i]);
   }
   return static_cast<size_t>(at - out);
 }

@@ -10,6 +10,8 @@
 #include <cstring>
 #include <string>
 
+#include "decimal.h"
+
 namespace ovnpsample {
 
 class JsonWriter {
@@ -49,7 +51,8 @@ class JsonWriter {
   void number(Integer value, int base = 10) {
     constexpr size_t kMaxDigits = 20;
     char* at = room(kMaxDigits);
-    used_ += static_cast<size_t>(std::to_chars(at, at + kMaxDigits, value, base).ptr - at);
+    used_ += base == 10 ? format_decimal(at, value)
+                        : static_cast<size_t>(std::to_chars(at, at + kMaxDigits, value, base).ptr - at);
   }
 
   // `length` bytes written straight into place (at most `length`; written() says how many).

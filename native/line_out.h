@@ -12,6 +12,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "decimal.h"
+
 namespace ovnpsample {
 
 class LineOut {
@@ -71,23 +73,7 @@ inline char* grow(LineOut& out, size_t length) {
   return at;
 }
 
-// "00" "01" … "99": decimal digits two at a time.
-inline constexpr char kDigitPairs[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-inline unsigned decimal_length(uint64_t value) {
-  unsigned length = 1;
-  for (uint64_t bound = 10; value >= bound; bound *= 10) {
-    if (++length == 20) break;  // 10^19 is the last power of ten a uint64_t holds
-  }
-  return length;
-}
-
-// A line has a dozen numbers or more. Written here, inline, they cost no call: under TCG, where
-// the lab measures, each call and return is an indirect jump the emulator looks up, and
-// std::to_chars is three of them.
+// Inline, as decimal.h says why; counted first, so a number that does not fit writes nothing.
 template <typename Out, typename T>
 void append_number(Out& out, T value) {
   static_assert(std::is_integral_v<T> && sizeof(T) <= sizeof(uint64_t));
@@ -99,19 +85,7 @@ void append_number(Out& out, T value) {
     }
   }
   const unsigned length = decimal_length(magnitude);
-  char* at = grow(out, length);
-  if (at == nullptr) return;
-  char* p = at + length;
-  while (magnitude >= 100) {
-    p -= 2;
-    std::memcpy(p, kDigitPairs + 2 * (magnitude % 100), 2);
-    magnitude /= 100;
-  }
-  if (magnitude >= 10) {
-    std::memcpy(p - 2, kDigitPairs + 2 * magnitude, 2);
-  } else {
-    p[-1] = static_cast<char>('0' + magnitude);
-  }
+  if (char* at = grow(out, length)) write_decimal(at, magnitude, length);
 }
 
 // The eight hex digits of four bytes (loaded little-endian), in the bytes' order once the word is

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../batch_layout.h"
+#include "../decimal.h"
 #include "../line_out.h"
 #include "../psample_parser.h"
 #include "../sample_batch.h"
@@ -100,11 +101,13 @@ bool writes_decimal(T value) {
   append_number(exact, value);
   LineOut short_by_one(room.data(), room.data() + room.size() - 1);
   append_number(short_by_one, value);
+  char formatted[kMaxDecimalLength];
+  const std::string in_place(formatted, format_decimal(formatted, value));
   return CHECK_EQ(text, "x" + expected) && CHECK_EQ(std::string(room.begin(), room.end()), expected) &&
-         CHECK(!exact.overflowed()) && CHECK(short_by_one.overflowed());
+         CHECK(!exact.overflowed()) && CHECK(short_by_one.overflowed()) && CHECK_EQ(in_place, expected);
 }
 
-TEST_CASE("line_out: numbers are std::to_chars's digits at every length, both ends of each type, and negatives") {
+TEST_CASE("line_out, decimal.h: numbers are std::to_chars's digits at every length, both ends of each type, and negatives") {
   uint64_t power = 1;
   for (int digits = 1; digits <= 20; digits++) {
     for (const uint64_t v : {power - 1, power, power + 1, 2 * power - 1, 9 * power, 9 * power + power - 1}) {
@@ -119,6 +122,9 @@ TEST_CASE("line_out: numbers are std::to_chars's digits at every length, both en
     if (!writes_decimal(v)) return;
   }
   for (const int32_t v : {0, -1, 1, -9, -10, 2147483647, -2147483647 - 1}) {
+    if (!writes_decimal(v)) return;
+  }
+  for (const int64_t v : {INT64_MIN, INT64_MIN + 1, int64_t{-1000000000000}, INT64_MAX}) {
     if (!writes_decimal(v)) return;
   }
   uint64_t x = 0x9e3779b97f4a7c15ull;

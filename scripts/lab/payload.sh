@@ -39,15 +39,18 @@ lab_build_payload() {
     rm -rf "$stage"
 }
 
-# lab_payload_unstripped_addon CHECKOUT STAGED: the staged prebuild becomes the checkout's
-# unstripped link output, the same code with its symbols, so perf names the addon's functions.
-# Replaced, never written through: the staged copy may be a hard link to the checkout's own.
+# lab_payload_unstripped_addon CHECKOUT STAGED: the staged prebuild becomes the checkout's addon
+# with its symbols, so perf names the addon's functions. prebuildify --strip strips the link output
+# in place (the prebuild is the same file), so it is linked again from the same objects: the same
+# code. Replaced, never written through: the staged copy may be a hard link to the checkout's own.
 lab_payload_unstripped_addon() {
-    local linked="$1/build/Release/obj.target/ovn_psample.node" staged="$2/prebuilds/linux-x64/ovn-psample.node"
-    if [ -f "$linked" ] && [ -f "$staged" ]; then
+    local build="$1/build" staged="$2/prebuilds/linux-x64/ovn-psample.node"
+    local linked="$build/Release/obj.target/ovn_psample.node"
+    if [ -f "$build/Makefile" ] && [ -f "$staged" ] && rm -f "$linked" "$build/Release/ovn_psample.node" &&
+        make -s -C "$build" BUILDTYPE=Release && [ -f "$linked" ]; then
         cp --remove-destination "$linked" "$staged"
     else
-        lab_say "no unstripped addon at $linked: the profiles of $1 show its functions as addresses"
+        lab_say "could not link $1's addon again with its symbols: its profiles show the addon's functions as addresses"
     fi
 }
 
