@@ -139,7 +139,7 @@ async function settled(fd, settleMs = WARMUP_SETTLE_MS, limitMs = WARMUP_LIMIT_M
  * start until the figures are taken, and writes its report once the consumer has stopped.
  * @returns the run's figures: generated, received, kernelDrops, queueDrops, left (not printed by
  * the end: lost inside the consumer or still queued at the cap), loss, cpuSeconds,
- * cpuPerSampleUs (and threadCpuPerSampleUs: main, psample-reader, other), peakRssMb, drainSeconds, drainCapped, and udp-flood's sent and achieved rates
+ * cpuPerSampleUs (and threadCpuPerSampleUs: main, psample-reader, other), peakRssMb, outputBytesPerSample (what it wrote per sample received), drainSeconds, drainCapped, and udp-flood's sent and achieved rates
  * (and with PROFILE, the profile's file).
  */
 export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmupSeconds = 0, drainCapSeconds, output, profile }) {
@@ -237,6 +237,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
           ? Object.fromEntries(Object.keys(threadsAfter).map((name) => [name, (threadsAfter[name] - threadsBefore[name]) / 1e3 / received]))
           : undefined,
       peakRssMb: rss,
+      outputBytesPerSample: received > 0 ? (Number(end.size) - offset) / received : undefined,
       drainSeconds: received > 0 ? Math.max(0, Number(drainNs) / 1e9) : undefined,
       drainCapped: capped,
       drainCapSeconds,

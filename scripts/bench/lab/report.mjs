@@ -20,6 +20,8 @@ const COLUMNS = [
   ['us/sample', 9, (r) => fixed(r.cpuPerSampleUs, 1)],
   ['xC', 6, (r) => fixed(r.cpuRatio, 2)],
   ['rss_MB', 7, (r) => fixed(r.peakRssMb, 0)],
+  // What it wrote per sample: under TCG every byte written costs (a copy, and a zeroed page per 4 KiB).
+  ['out_B', 6, (r) => fixed(r.outputBytesPerSample, 0)],
   ['drain_s', 8, (r) => (r.drainCapped ? `>${r.drainCapSeconds}` : fixed(r.drainSeconds, 2))],
 ];
 
