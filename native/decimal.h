@@ -42,22 +42,25 @@ inline void write_decimal(char* at, uint64_t value, unsigned length) {
   }
 }
 
+// The digits' value of `value`, and whether a '-' goes before them.
+template <typename T>
+inline uint64_t decimal_magnitude(T value, bool& negative) {
+  static_assert(std::is_integral_v<T> && sizeof(T) <= sizeof(uint64_t));
+  negative = false;
+  if constexpr (std::is_signed_v<T>) negative = value < 0;
+  // Two's complement: 0 - value is the magnitude even for the type's minimum.
+  return negative ? uint64_t{0} - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+}
+
 // Writes `value` at `at` (room for kMaxDecimalLength); returns the characters written.
 template <typename T>
 inline unsigned format_decimal(char* at, T value) {
-  static_assert(std::is_integral_v<T> && sizeof(T) <= sizeof(uint64_t));
-  uint64_t magnitude = static_cast<uint64_t>(value);
-  unsigned sign = 0;
-  if constexpr (std::is_signed_v<T>) {
-    if (value < 0) {
-      *at = '-';
-      magnitude = uint64_t{0} - magnitude;
-      sign = 1;
-    }
-  }
+  bool negative;
+  const uint64_t magnitude = decimal_magnitude(value, negative);
+  if (negative) *at++ = '-';
   const unsigned length = decimal_length(magnitude);
-  write_decimal(at + sign, magnitude, length);
-  return sign + length;
+  write_decimal(at, magnitude, length);
+  return (negative ? 1 : 0) + length;
 }
 
 }  // namespace ovnpsample

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <type_traits>
 
 #include "decimal.h"
 
@@ -76,22 +75,17 @@ inline char* grow(LineOut& out, size_t length) {
 // Inline, as decimal.h says why; counted first, so a number that does not fit writes nothing.
 template <typename Out, typename T>
 void append_number(Out& out, T value) {
-  static_assert(std::is_integral_v<T> && sizeof(T) <= sizeof(uint64_t));
-  uint64_t magnitude = static_cast<uint64_t>(value);
-  if constexpr (std::is_signed_v<T>) {
-    if (value < 0) {
-      out += '-';
-      magnitude = uint64_t{0} - magnitude;
-    }
-  }
+  bool negative;
+  const uint64_t magnitude = decimal_magnitude(value, negative);
+  if (negative) out += '-';
   const unsigned length = decimal_length(magnitude);
   if (char* at = grow(out, length)) write_decimal(at, magnitude, length);
 }
 
 // The eight hex digits of four bytes (loaded little-endian), in the bytes' order once the word is
-// stored little-endian. A packet's bytes are most of a line's hex: a word at a time takes about a quarter of the
-// instructions of a digit at a time, and under TCG, where the lab measures, instructions are
-// the cost.
+// stored little-endian. A packet's bytes are most of a line's hex: a word at a time takes about a
+// quarter of the instructions of a digit at a time, and under TCG, where the lab measures,
+// instructions are the cost.
 inline uint64_t hex_word(uint32_t four_bytes_in_memory_order) {
   uint64_t t = four_bytes_in_memory_order;
   // Byte i of the four into the low byte of 16-bit lane i.
