@@ -41,18 +41,23 @@ lab_build_payload() {
 
 # lab_payload_unstripped_addon CHECKOUT STAGED: the staged prebuild becomes the checkout's addon
 # with its symbols, so perf names the addon's functions. prebuildify --strip strips the link output
-# in place (the prebuild is the same file), so it is linked again from the same objects: the same
-# code. Replaced, never written through: the staged copy may be a hard link to the checkout's own.
+# in place (the prebuild is the same file), so it is linked again from the build's objects. Only a
+# link with the prebuild's build ID is used: sources edited since the prebuild (--no-build) would
+# otherwise be compiled into it and profiled in its place. Replaced, never written through: the
+# staged copy may be a hard link to the checkout's own.
 lab_payload_unstripped_addon() {
     local build="$1/build" staged="$2/prebuilds/linux-x64/ovn-psample.node"
     local linked="$build/Release/obj.target/ovn_psample.node"
     if [ -f "$build/Makefile" ] && [ -f "$staged" ] && rm -f "$linked" "$build/Release/ovn_psample.node" &&
-        make -s -C "$build" BUILDTYPE=Release && [ -f "$linked" ]; then
+        make -s -C "$build" BUILDTYPE=Release && [ -f "$linked" ] &&
+        [ "$(lab_build_id "$linked")" = "$(lab_build_id "$staged")" ]; then
         cp --remove-destination "$linked" "$staged"
     else
-        lab_say "could not link $1's addon again with its symbols: its profiles show the addon's functions as addresses"
+        lab_say "could not link $1's addon again, as built, with its symbols: its profiles show the addon's functions as addresses"
     fi
 }
+
+lab_build_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID/ { print $3 }'; }
 
 # Copies the guest's /out back to $LAB_WORK/out.
 lab_read_payload_out() {
