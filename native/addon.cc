@@ -113,7 +113,8 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     options.receive_buffer_bytes = static_cast<int>(get_u32(o, "receiveBufferBytes", 32u << 20));
     if (o.Get("groups").IsArray()) {
       Napi::Array groups = o.Get("groups").As<Napi::Array>();
-      for (uint32_t i = 0; i < groups.Length(); i++) options.groups.push_back(groups.Get(i).As<Napi::Number>().Uint32Value());
+      for (uint32_t i = 0; i < groups.Length(); i++)
+        options.groups.push_back(groups.Get(i).As<Napi::Number>().Uint32Value());
     }
     const size_t queue_capacity = get_u32(o, "queueCapacity", 262144);
     const auto delivery_interval = std::chrono::microseconds(get_u32(o, "deliveryIntervalUs", 0));
@@ -122,9 +123,9 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     link_ = std::make_shared<Link>();
     link_->wrap = this;
     auto* context = new std::shared_ptr<Link>(link_);
-    napi_status status = napi_create_threadsafe_function(
-        env, nullptr, nullptr, Napi::String::New(env, "ovn-psample reader"), 0, 1, context, FinalizeTsfn, context,
-        CallJs, &link_->tsfn);
+    napi_status status =
+        napi_create_threadsafe_function(env, nullptr, nullptr, Napi::String::New(env, "ovn-psample reader"), 0, 1,
+                                        context, FinalizeTsfn, context, CallJs, &link_->tsfn);
     if (status != napi_ok) {
       delete context;
       throw Napi::Error::New(env, "cannot create the thread-safe function of the reader");
@@ -132,8 +133,8 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     napi_threadsafe_function tsfn = link_->tsfn;
     SetupError error;
     link_->reader = Reader::start(
-        options, queue_capacity, [tsfn] { napi_call_threadsafe_function(tsfn, nullptr, napi_tsfn_nonblocking); },
-        error, delivery_interval);
+        options, queue_capacity, [tsfn] { napi_call_threadsafe_function(tsfn, nullptr, napi_tsfn_nonblocking); }, error,
+        delivery_interval);
     if (!link_->reader) {
       Release();
       throw_setup_error(env, error);
@@ -304,8 +305,10 @@ Napi::Value ThreadReport(Napi::Env env, const ThreadCredentials& t) {
   Napi::Object o = Napi::Object::New(env);
   o.Set("tid", Napi::Number::New(env, t.tid));
   o.Set("name", Napi::String::New(env, t.name));
-  const std::pair<const char*, uint64_t> sets[] = {{"inheritable", t.inheritable}, {"permitted", t.permitted},
-                                                   {"effective", t.effective}, {"bounding", t.bounding},
+  const std::pair<const char*, uint64_t> sets[] = {{"inheritable", t.inheritable},
+                                                   {"permitted", t.permitted},
+                                                   {"effective", t.effective},
+                                                   {"bounding", t.bounding},
                                                    {"ambient", t.ambient}};
   for (const auto& [name, value] : sets) o.Set(name, Napi::BigInt::New(env, value));
   return o;

@@ -25,8 +25,8 @@ napi_value PacketForm(napi_env env, napi_callback_info info, const char* usage) 
   double proto = -1;
   if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc < 2 ||
       napi_get_typedarray_info(env, argv[0], &type, &length, &data, nullptr, nullptr) != napi_ok ||
-      type != napi_uint8_array || napi_get_value_double(env, argv[1], &proto) != napi_ok || !(proto >= 0 && proto <= 0xffff) ||
-      proto != static_cast<double>(static_cast<uint16_t>(proto))) {
+      type != napi_uint8_array || napi_get_value_double(env, argv[1], &proto) != napi_ok ||
+      !(proto >= 0 && proto <= 0xffff) || proto != static_cast<double>(static_cast<uint16_t>(proto))) {
     napi_throw_type_error(env, nullptr, usage);
     return nullptr;
   }

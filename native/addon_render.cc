@@ -49,7 +49,8 @@ uint32_t u32(const Napi::Value& value, Napi::Env env, const char* usage) {
 }
 
 std::string_view bytes_of(const Napi::Value& value, Napi::Env env, const char* usage) {
-  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) throw_usage(env, usage);
+  if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+    throw_usage(env, usage);
   const Napi::Uint8Array bytes = value.As<Napi::Uint8Array>();
   return {reinterpret_cast<const char*>(bytes.Data()), bytes.ByteLength()};
 }
@@ -89,13 +90,13 @@ class LineRendererWrap : public Napi::ObjectWrap<LineRendererWrap> {
     state.Set("outEnd", kStateOutEnd);
     state.Set("needed", kStateNeeded);
     state.Set("length", kStateLength);
-    return DefineClass(env, "LineRenderer",
-                       {StaticValue("stop", stop), StaticValue("flag", flag), StaticValue("state", state),
-                        InstanceMethod("setEvent", &LineRendererWrap::SetEvent),
-                        InstanceMethod("setEventForCookieLength", &LineRendererWrap::SetEventForCookieLength),
-                        InstanceMethod("clearEvents", &LineRendererWrap::ClearEvents),
-                        InstanceMethod("render", &LineRendererWrap::Render),
-                        InstanceMethod("line", &LineRendererWrap::Line)});
+    return DefineClass(
+        env, "LineRenderer",
+        {StaticValue("stop", stop), StaticValue("flag", flag), StaticValue("state", state),
+         InstanceMethod("setEvent", &LineRendererWrap::SetEvent),
+         InstanceMethod("setEventForCookieLength", &LineRendererWrap::SetEventForCookieLength),
+         InstanceMethod("clearEvents", &LineRendererWrap::ClearEvents),
+         InstanceMethod("render", &LineRendererWrap::Render), InstanceMethod("line", &LineRendererWrap::Line)});
   }
 
   // new LineRenderer(format: 'json' | 'text')

@@ -18,49 +18,49 @@
 
 // X(identifier, JavaScript name, byte offset, width in bytes, kind)
 // kind: kNumber (an integer in the layout's byte order) or kBytes (copied as they came).
-#define OVNPSAMPLE_RECORD_FIELDS(X)                                    \
-  X(kPresent, present, 0, 4, kNumber) /* bit (1 << PsampleAttr) per attribute seen */ \
-  X(kKindCmdFlags, kindCmdFlags, 4, 4, kNumber) /* kind | cmd << 8 | flags (kFlag*) */ \
-  X(kGroup, group, 8, 4, kNumber)                                      \
-  X(kGroupSeq, groupSeq, 12, 4, kNumber)                               \
-  X(kIfindexes, ifindexes, 16, 4, kNumber) /* iifindex | oifindex << 16 */ \
-  X(kOrigsize, origsize, 20, 4, kNumber)                               \
-  X(kRate, rate, 24, 4, kNumber)                                       \
-  X(kGroupRefcount, groupRefcount, 28, 4, kNumber)                     \
-  X(kOutTcProto, outTcProto, 32, 4, kNumber) /* out_tc | proto << 16 */ \
-  X(kNsid, nsid, 36, 4, kNumber) /* signed */                          \
-  X(kTimestamp, timestamp, 40, 8, kNumber)                             \
-  X(kLatency, latency, 48, 8, kNumber)                                 \
-  X(kOutTcOcc, outTcOcc, 56, 8, kNumber)                               \
-  X(kDataOffset, dataOffset, 64, 4, kNumber) /* from the start of the record */ \
-  X(kDataLength, dataLength, 68, 4, kNumber)                           \
-  X(kCookieOffset, cookieOffset, 72, 4, kNumber)                       \
-  X(kCookieLength, cookieLength, 76, 4, kNumber)                       \
-  X(kTunnelOffset, tunnelOffset, 80, 4, kNumber) /* of the tunnel block, when kFlagTunnel */ \
-  X(kLength, length, 84, 4, kNumber) /* record + payload, padded to 8: where the next record starts */
+#define OVNPSAMPLE_RECORD_FIELDS(X)                                                             \
+  X(kPresent, present, 0, 4, kNumber)           /* bit (1 << PsampleAttr) per attribute seen */ \
+  X(kKindCmdFlags, kindCmdFlags, 4, 4, kNumber) /* kind | cmd << 8 | flags (kFlag*) */          \
+  X(kGroup, group, 8, 4, kNumber)                                                               \
+  X(kGroupSeq, groupSeq, 12, 4, kNumber)                                                        \
+  X(kIfindexes, ifindexes, 16, 4, kNumber) /* iifindex | oifindex << 16 */                      \
+  X(kOrigsize, origsize, 20, 4, kNumber)                                                        \
+  X(kRate, rate, 24, 4, kNumber)                                                                \
+  X(kGroupRefcount, groupRefcount, 28, 4, kNumber)                                              \
+  X(kOutTcProto, outTcProto, 32, 4, kNumber) /* out_tc | proto << 16 */                         \
+  X(kNsid, nsid, 36, 4, kNumber)             /* signed */                                       \
+  X(kTimestamp, timestamp, 40, 8, kNumber)                                                      \
+  X(kLatency, latency, 48, 8, kNumber)                                                          \
+  X(kOutTcOcc, outTcOcc, 56, 8, kNumber)                                                        \
+  X(kDataOffset, dataOffset, 64, 4, kNumber) /* from the start of the record */                 \
+  X(kDataLength, dataLength, 68, 4, kNumber)                                                    \
+  X(kCookieOffset, cookieOffset, 72, 4, kNumber)                                                \
+  X(kCookieLength, cookieLength, 76, 4, kNumber)                                                \
+  X(kTunnelOffset, tunnelOffset, 80, 4, kNumber) /* of the tunnel block, when kFlagTunnel */    \
+  X(kLength, length, 84, 4, kNumber)             /* record + payload, padded to 8: where the next record starts */
 
 // The tunnel block, after the record at an 8-byte aligned offset; option bytes follow it.
-#define OVNPSAMPLE_TUNNEL_BLOCK_FIELDS(X)                               \
+#define OVNPSAMPLE_TUNNEL_BLOCK_FIELDS(X)                                            \
   X(kPresent, present, 0, 4, kNumber) /* bit (1 << TunnelAttr) per attribute seen */ \
-  X(kVxlanGbp, vxlanGbp, 4, 4, kNumber)                                 \
-  X(kId, id, 8, 8, kNumber)                                             \
-  X(kIpv4Src, ipv4Src, 16, 4, kBytes)                                   \
-  X(kIpv4Dst, ipv4Dst, 20, 4, kBytes)                                   \
-  X(kIpv6Src, ipv6Src, 24, 16, kBytes)                                  \
-  X(kIpv6Dst, ipv6Dst, 40, 16, kBytes)                                  \
-  X(kTos, tos, 56, 1, kNumber)                                          \
-  X(kTtl, ttl, 57, 1, kNumber)                                          \
-  X(kTpSrc, tpSrc, 58, 2, kNumber)                                      \
-  X(kTpDst, tpDst, 60, 2, kNumber)                                      \
-  X(kGeneveOffset, geneveOffset, 64, 4, kNumber) /* from the start of the record */ \
-  X(kGeneveLength, geneveLength, 68, 4, kNumber)                        \
-  X(kErspanOffset, erspanOffset, 72, 4, kNumber)                        \
+  X(kVxlanGbp, vxlanGbp, 4, 4, kNumber)                                              \
+  X(kId, id, 8, 8, kNumber)                                                          \
+  X(kIpv4Src, ipv4Src, 16, 4, kBytes)                                                \
+  X(kIpv4Dst, ipv4Dst, 20, 4, kBytes)                                                \
+  X(kIpv6Src, ipv6Src, 24, 16, kBytes)                                               \
+  X(kIpv6Dst, ipv6Dst, 40, 16, kBytes)                                               \
+  X(kTos, tos, 56, 1, kNumber)                                                       \
+  X(kTtl, ttl, 57, 1, kNumber)                                                       \
+  X(kTpSrc, tpSrc, 58, 2, kNumber)                                                   \
+  X(kTpDst, tpDst, 60, 2, kNumber)                                                   \
+  X(kGeneveOffset, geneveOffset, 64, 4, kNumber) /* from the start of the record */  \
+  X(kGeneveLength, geneveLength, 68, 4, kNumber)                                     \
+  X(kErspanOffset, erspanOffset, 72, 4, kNumber)                                     \
   X(kErspanLength, erspanLength, 76, 4, kNumber)
 
 // X(identifier, JavaScript name, bit) of the record's kindCmdFlags word.
-#define OVNPSAMPLE_RECORD_FLAGS(X)        \
-  X(kFlagProbability, probability, 16)    \
-  X(kFlagNsid, nsid, 18)                  \
+#define OVNPSAMPLE_RECORD_FLAGS(X)     \
+  X(kFlagProbability, probability, 16) \
+  X(kFlagNsid, nsid, 18)               \
   X(kFlagTunnel, tunnel, 19)
 
 namespace ovnpsample::layout {

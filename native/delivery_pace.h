@@ -45,7 +45,8 @@ class DeliveryPace {
     const double rate = static_cast<double>(messages) / seconds;
     // A rise shortens the interval at once; a fall lengthens it only if it lasts.
     rate_ = rate >= rate_ ? rate : rate_ + (rate - rate_) / kRateSmoothing;
-    const auto wanted = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kBatchMessages / rate_));
+    const auto wanted =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kBatchMessages / rate_));
     interval_ = std::clamp<Clock::duration>(wanted, kMinDeliveryInterval, kMaxDeliveryInterval);
   }
 

@@ -52,8 +52,7 @@ void on_signal(int, siginfo_t* info, void*) {
 int install_handler(struct sigaction& previous) {
   for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--) {
     struct sigaction current {};
-    if (sigaction(sig, nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) != 0 ||
-        current.sa_handler != SIG_DFL)
+    if (sigaction(sig, nullptr, &current) != 0 || (current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL)
       continue;
     struct sigaction action {};
     action.sa_sigaction = on_signal;
@@ -124,7 +123,8 @@ SetupError run_in_every_other_thread(ThreadFunction function, const void* contex
                                      EveryThreadResult& result) {
   std::lock_guard<std::mutex> lock(g_mutex);
   if (g_stranded)
-    return setup_error("PRIVILEGE_DROP", "an earlier attempt to " + what + " did not reach every thread: restart the process");
+    return setup_error("PRIVILEGE_DROP",
+                       "an earlier attempt to " + what + " did not reach every thread: restart the process");
   g_broadcast.function = function;
   g_broadcast.context = context;
   g_broadcast.next.store(0);

@@ -35,22 +35,23 @@ bool parse_multicast_group(const uint8_t* p, size_t len, FamilyInfo& info) {
 
 // The attributes ctrl_fill_info() writes, for a GETFAMILY reply and for NEWFAMILY/DELFAMILY alike.
 bool parse_family_attributes(const uint8_t* p, size_t len, FamilyInfo& info) {
-  return nla::walk(p, len, [&](const nla::Attribute& a) {
-    if (a.type == CTRL_ATTR_FAMILY_ID && a.length >= 2) info.id = load_host<uint16_t>(a.payload);
-    if (a.type == CTRL_ATTR_FAMILY_NAME) info.name = string_of(a);
-    if (a.type != CTRL_ATTR_MCAST_GROUPS) return true;
-    return nla::walk(a.payload, a.length, [&](const nla::Attribute& group) {
-      return parse_multicast_group(group.payload, group.length, info);
-    });
-  }) && info.id != 0;
+  return nla::walk(p, len,
+                   [&](const nla::Attribute& a) {
+                     if (a.type == CTRL_ATTR_FAMILY_ID && a.length >= 2) info.id = load_host<uint16_t>(a.payload);
+                     if (a.type == CTRL_ATTR_FAMILY_NAME) info.name = string_of(a);
+                     if (a.type != CTRL_ATTR_MCAST_GROUPS) return true;
+                     return nla::walk(a.payload, a.length, [&](const nla::Attribute& group) {
+                       return parse_multicast_group(group.payload, group.length, info);
+                     });
+                   }) &&
+         info.id != 0;
 }
 
 // Whether [buf, buf + len) starts with a whole controller message; fills its header.
 bool read_controller_header(const uint8_t* buf, size_t len, nlmsghdr& header) {
   if (len < sizeof(nlmsghdr)) return false;
   header = load_host<nlmsghdr>(buf);
-  return header.nlmsg_type == GENL_ID_CTRL && header.nlmsg_len >= NLMSG_HDRLEN + GENL_HDRLEN &&
-         header.nlmsg_len <= len;
+  return header.nlmsg_type == GENL_ID_CTRL && header.nlmsg_len >= NLMSG_HDRLEN + GENL_HDRLEN && header.nlmsg_len <= len;
 }
 
 }  // namespace
@@ -94,8 +95,8 @@ int parse_get_family_reply(const uint8_t* buf, size_t len, FamilyInfo& info) {
   }
   nlmsghdr header;
   if (!read_controller_header(buf, len, header)) return EBADMSG;
-  const bool ok = parse_family_attributes(buf + NLMSG_HDRLEN + GENL_HDRLEN,
-                                          header.nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, info);
+  const bool ok =
+      parse_family_attributes(buf + NLMSG_HDRLEN + GENL_HDRLEN, header.nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN, info);
   return ok ? 0 : EBADMSG;
 }
 

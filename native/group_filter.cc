@@ -34,7 +34,9 @@ class Program {
 
   void add(uint16_t code, uint32_t k) { code_.push_back(statement(code, k)); }
   // if (A <op> k) goto if_true; else goto if_false
-  void jump(uint16_t op, uint32_t k, Label if_true, Label if_false) { add_jump(BPF_JMP | op | BPF_K, k, if_true, if_false); }
+  void jump(uint16_t op, uint32_t k, Label if_true, Label if_false) {
+    add_jump(BPF_JMP | op | BPF_K, k, if_true, if_false);
+  }
   // if (A <op> X) goto if_true; else goto if_false
   void jump_x(uint16_t op, Label if_true, Label if_false) { add_jump(BPF_JMP | op | BPF_X, 0, if_true, if_false); }
   // goto label (32-bit offset)
@@ -65,9 +67,7 @@ class Program {
     Label if_true;
     Label if_false;
   };
-  uint8_t offset(size_t from, Label to) const {
-    return to == kNext ? 0 : static_cast<uint8_t>(places_[to] - from - 1);
-  }
+  uint8_t offset(size_t from, Label to) const { return to == kNext ? 0 : static_cast<uint8_t>(places_[to] - from - 1); }
   std::vector<sock_filter> code_;
   std::vector<Jump> jumps_;
   size_t places_[4] = {};

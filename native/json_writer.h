@@ -43,8 +43,10 @@ class JsonWriter {
   }
 
   void boolean(bool value) {
-    if (value) literal("true");
-    else literal("false");
+    if (value)
+      literal("true");
+    else
+      literal("false");
   }
 
   template <typename Integer>

@@ -32,19 +32,17 @@ SetupError enter_netns(const std::string& spec) {
                              "): give a name listed by `ip netns list`, a path, or the pid of a process in it",
                          err);
     return setup_error("NETNS_PERMISSION",
-                       describe_errno("cannot open network namespace " + path, err) + ": run as root",
-                       err);
+                       describe_errno("cannot open network namespace " + path, err) + ": run as root", err);
   }
   int rc = setns(fd, CLONE_NEWNET);
   int err = errno;
   close(fd);
   if (rc != 0) {
-    if (err == EINVAL)
-      return setup_error("NETNS_NOT_FOUND", path + " is not a network namespace file", err);
-    return setup_error("NETNS_PERMISSION",
-                       describe_errno("cannot enter network namespace " + path, err) +
-                           ": entering a namespace needs CAP_SYS_ADMIN",
-                       err);
+    if (err == EINVAL) return setup_error("NETNS_NOT_FOUND", path + " is not a network namespace file", err);
+    return setup_error(
+        "NETNS_PERMISSION",
+        describe_errno("cannot enter network namespace " + path, err) + ": entering a namespace needs CAP_SYS_ADMIN",
+        err);
   }
   return {};
 }

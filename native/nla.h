@@ -9,8 +9,8 @@
 
 namespace ovnpsample::nla {
 
-constexpr size_t kHeaderLen = 4;           // struct nlattr: u16 nla_len, u16 nla_type
-constexpr uint16_t kTypeMask = 0x3fff;     // drops NLA_F_NESTED and NLA_F_NET_BYTEORDER
+constexpr size_t kHeaderLen = 4;        // struct nlattr: u16 nla_len, u16 nla_type
+constexpr uint16_t kTypeMask = 0x3fff;  // drops NLA_F_NESTED and NLA_F_NET_BYTEORDER
 
 constexpr size_t align4(size_t n) { return (n + 3) & ~size_t{3}; }
 

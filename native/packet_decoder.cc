@@ -242,10 +242,12 @@ void PacketDecoder::decode_transport(const IpPayload& payload) {
     case kProtoTcp:
       return decode_tcp(start, declared_end);
     case kProtoUdp:
-      if (!has_room(start, kUdpHeaderBytes, declared_end, PacketLayer::kUdp)) return decode_ports_only(start, declared_end, PacketLayer::kUdp);
+      if (!has_room(start, kUdpHeaderBytes, declared_end, PacketLayer::kUdp))
+        return decode_ports_only(start, declared_end, PacketLayer::kUdp);
       return set_transport(TransportKind::kUdp, start);
     case kProtoSctp:
-      if (!has_room(start, kSctpCommonHeaderBytes, declared_end, PacketLayer::kSctp)) return decode_ports_only(start, declared_end, PacketLayer::kSctp);
+      if (!has_room(start, kSctpCommonHeaderBytes, declared_end, PacketLayer::kSctp))
+        return decode_ports_only(start, declared_end, PacketLayer::kSctp);
       return set_transport(TransportKind::kSctp, start);
     case kProtoIcmp:
       return decode_icmp(start, declared_end, false);
@@ -261,7 +263,8 @@ void PacketDecoder::decode_transport(const IpPayload& payload) {
 }
 
 void PacketDecoder::decode_tcp(size_t offset, size_t declared_end) {
-  if (!has_room(offset, kTcpMinHeaderBytes, declared_end, PacketLayer::kTcp)) return decode_ports_only(offset, declared_end, PacketLayer::kTcp);
+  if (!has_room(offset, kTcpMinHeaderBytes, declared_end, PacketLayer::kTcp))
+    return decode_ports_only(offset, declared_end, PacketLayer::kTcp);
   set_transport(TransportKind::kTcp, offset);
   const size_t header_bytes = static_cast<size_t>(p_.data[offset + 12] >> 4) * 4;
   if (header_bytes < kTcpMinHeaderBytes) {
@@ -279,7 +282,8 @@ void PacketDecoder::decode_ports_only(size_t offset, size_t declared_end, Packet
 }
 
 void PacketDecoder::decode_icmp(size_t offset, size_t declared_end, bool v6) {
-  const bool complete = has_room(offset, kIcmpHeaderBytes, declared_end, v6 ? PacketLayer::kIcmpv6 : PacketLayer::kIcmp);
+  const bool complete =
+      has_room(offset, kIcmpHeaderBytes, declared_end, v6 ? PacketLayer::kIcmpv6 : PacketLayer::kIcmp);
   if (!complete && room_left(offset, declared_end) < kIcmpTypeCodeBytes) return;
   set_transport(v6 ? TransportKind::kIcmpv6 : TransportKind::kIcmp, offset);
   if (!complete) return;

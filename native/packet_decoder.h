@@ -29,7 +29,13 @@ constexpr size_t kPacketMemberCount = 6;
 
 enum class NetworkKind : uint8_t { kNone, kArp, kIpv4, kIpv6 };
 enum class TransportKind : uint8_t { kNone, kTcp, kUdp, kSctp, kIcmp, kIcmpv6, kPorts };
-enum class MalformedReason : uint8_t { kIpv4Version, kIpv6Version, kIpv4HeaderLength, kTcpDataOffset, kEnclosingLength };
+enum class MalformedReason : uint8_t {
+  kIpv4Version,
+  kIpv6Version,
+  kIpv4HeaderLength,
+  kTcpDataOffset,
+  kEnclosingLength
+};
 
 // The upper-layer protocols read.
 constexpr uint8_t kProtoIcmp = 1;
@@ -98,7 +104,9 @@ DecodedPacket decode_packet(const uint8_t* data, size_t length, uint16_t proto);
 
 inline uint32_t read_u16(const uint8_t* data, size_t offset) { return uint32_t{data[offset]} << 8 | data[offset + 1]; }
 
-inline uint32_t read_u32(const uint8_t* data, size_t offset) { return read_u16(data, offset) << 16 | read_u16(data, offset + 2); }
+inline uint32_t read_u32(const uint8_t* data, size_t offset) {
+  return read_u16(data, offset) << 16 | read_u16(data, offset + 2);
+}
 
 // From the header's length byte: AH counts 4-byte words minus 2 (RFC 4302), the rest 8-byte words minus 1.
 inline size_t ipv6_extension_bytes(uint8_t protocol, uint8_t length_field) {

@@ -11,11 +11,16 @@ namespace {
 
 const char* ipv6_extension_name(uint8_t protocol) {
   switch (protocol) {
-    case kProtoHopByHop: return "hop-by-hop";
-    case kProtoRouting: return "routing";
-    case kProtoFragment: return "fragment";
-    case kProtoDestinationOptions: return "destination-options";
-    default: return "authentication";
+    case kProtoHopByHop:
+      return "hop-by-hop";
+    case kProtoRouting:
+      return "routing";
+    case kProtoFragment:
+      return "fragment";
+    case kProtoDestinationOptions:
+      return "destination-options";
+    default:
+      return "authentication";
   }
 }
 
@@ -184,8 +189,10 @@ void write_icmp(JsonWriter& w, const DecodedPacket& p) {
   const size_t at = p.transport_offset;
   const bool v6 = p.transport == TransportKind::kIcmpv6;
   const uint8_t type = p.data[at];
-  if (v6) w.literal("{\"kind\":\"icmpv6\",\"type\":");
-  else w.literal("{\"kind\":\"icmp\",\"type\":");
+  if (v6)
+    w.literal("{\"kind\":\"icmpv6\",\"type\":");
+  else
+    w.literal("{\"kind\":\"icmp\",\"type\":");
   w.number(type);
   w.literal(",\"code\":");
   w.number(p.data[at + 1]);
@@ -270,8 +277,10 @@ void append_packet_json(std::string& out, const uint8_t* data, size_t length, ui
   const DecodedPacket p = decode_packet(data, length, proto);
   JsonWriter w(out);
   w.literal("{\"link\":");
-  if (p.raw_link) w.literal("\"raw\"");
-  else w.literal("\"ethernet\"");
+  if (p.raw_link)
+    w.literal("\"raw\"");
+  else
+    w.literal("\"ethernet\"");
   w.literal(",\"length\":");
   w.number(p.length);
   w.literal(",\"etherType\":");
@@ -286,17 +295,22 @@ void append_packet_json(std::string& out, const uint8_t* data, size_t length, ui
         break;
       case PacketMember::kNetwork:
         w.literal(",\"network\":");
-        if (p.network == NetworkKind::kArp) write_arp(w, p);
-        else if (p.network == NetworkKind::kIpv4) write_ipv4_header(w, p);
-        else write_ipv6_header(w, p);
+        if (p.network == NetworkKind::kArp)
+          write_arp(w, p);
+        else if (p.network == NetworkKind::kIpv4)
+          write_ipv4_header(w, p);
+        else
+          write_ipv6_header(w, p);
         break;
       case PacketMember::kTransport:
         w.literal(",\"transport\":");
         write_transport(w, p);
         break;
       case PacketMember::kUnknown:
-        if (p.unknown_ip_protocol) w.literal(",\"unknown\":{\"kind\":\"ip-protocol\",\"value\":");
-        else w.literal(",\"unknown\":{\"kind\":\"ethertype\",\"value\":");
+        if (p.unknown_ip_protocol)
+          w.literal(",\"unknown\":{\"kind\":\"ip-protocol\",\"value\":");
+        else
+          w.literal(",\"unknown\":{\"kind\":\"ethertype\",\"value\":");
         w.number(p.unknown_value);
         w.character('}');
         break;

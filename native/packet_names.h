@@ -17,31 +17,58 @@ inline const char* packet_layer_name(PacketLayer layer) {
 }
 
 inline const char* icmp_type_name(uint8_t type) {
-  static constexpr const char* kNames[] = {
-      "echo-reply",   nullptr,          nullptr,   "destination-unreachable", "source-quench", "redirect", nullptr, nullptr,
-      "echo-request", "router-advertisement", "router-solicitation", "time-exceeded", "parameter-problem", "timestamp-request",
-      "timestamp-reply"};
+  static constexpr const char* kNames[] = {"echo-reply",
+                                           nullptr,
+                                           nullptr,
+                                           "destination-unreachable",
+                                           "source-quench",
+                                           "redirect",
+                                           nullptr,
+                                           nullptr,
+                                           "echo-request",
+                                           "router-advertisement",
+                                           "router-solicitation",
+                                           "time-exceeded",
+                                           "parameter-problem",
+                                           "timestamp-request",
+                                           "timestamp-reply"};
   return type < std::size(kNames) ? kNames[type] : nullptr;
 }
 
 inline const char* icmpv6_type_name(uint8_t type) {
   switch (type) {
-    case 1: return "destination-unreachable";
-    case 2: return "packet-too-big";
-    case 3: return "time-exceeded";
-    case 4: return "parameter-problem";
-    case 128: return "echo-request";
-    case 129: return "echo-reply";
-    case 130: return "multicast-listener-query";
-    case 131: return "multicast-listener-report";
-    case 132: return "multicast-listener-done";
-    case 133: return "router-solicitation";
-    case 134: return "router-advertisement";
-    case 135: return "neighbor-solicitation";
-    case 136: return "neighbor-advertisement";
-    case 137: return "redirect";
-    case 143: return "multicast-listener-report-v2";
-    default: return nullptr;
+    case 1:
+      return "destination-unreachable";
+    case 2:
+      return "packet-too-big";
+    case 3:
+      return "time-exceeded";
+    case 4:
+      return "parameter-problem";
+    case 128:
+      return "echo-request";
+    case 129:
+      return "echo-reply";
+    case 130:
+      return "multicast-listener-query";
+    case 131:
+      return "multicast-listener-report";
+    case 132:
+      return "multicast-listener-done";
+    case 133:
+      return "router-solicitation";
+    case 134:
+      return "router-advertisement";
+    case 135:
+      return "neighbor-solicitation";
+    case 136:
+      return "neighbor-advertisement";
+    case 137:
+      return "redirect";
+    case 143:
+      return "multicast-listener-report-v2";
+    default:
+      return nullptr;
   }
 }
 
@@ -66,13 +93,17 @@ inline void write_malformed_reason(JsonWriter& w, const DecodedPacket& p) {
     case MalformedReason::kIpv6Version:
       w.literal("IP version ");
       w.number(p.reason_value);
-      if (p.reason == MalformedReason::kIpv4Version) w.literal(" in a packet marked IPv4");
-      else w.literal(" in a packet marked IPv6");
+      if (p.reason == MalformedReason::kIpv4Version)
+        w.literal(" in a packet marked IPv4");
+      else
+        w.literal(" in a packet marked IPv6");
       break;
     case MalformedReason::kIpv4HeaderLength:
     case MalformedReason::kTcpDataOffset:
-      if (p.reason == MalformedReason::kIpv4HeaderLength) w.literal("header length ");
-      else w.literal("data offset ");
+      if (p.reason == MalformedReason::kIpv4HeaderLength)
+        w.literal("header length ");
+      else
+        w.literal("data offset ");
       w.number(p.reason_value);
       w.literal(" is below the minimum 20 bytes");
       break;

@@ -32,8 +32,10 @@ bool is_ipv6(const DecodedPacket& p) { return p.network == NetworkKind::kIpv6; }
 
 // The source (at 0) or destination (at 1) address of the IP header.
 void write_ip(JsonWriter& w, const DecodedPacket& p, int which) {
-  if (is_ipv6(p)) write_ipv6(w, p.data + p.network_offset + 8 + 16 * which);
-  else write_ipv4(w, p.data + p.network_offset + 12 + 4 * which);
+  if (is_ipv6(p))
+    write_ipv6(w, p.data + p.network_offset + 8 + 16 * which);
+  else
+    write_ipv4(w, p.data + p.network_offset + 12 + 4 * which);
 }
 
 // RFC 5952 section 6: an IPv6 address next to a port goes in brackets.
@@ -86,8 +88,10 @@ void write_icmp(JsonWriter& w, const DecodedPacket& p) {
   const uint8_t type = p.data[at];
   const uint8_t code = p.data[at + 1];
   write_addresses(w, p);
-  if (v6) w.literal(" ICMPv6 ");
-  else w.literal(" ICMP ");
+  if (v6)
+    w.literal(" ICMPv6 ");
+  else
+    w.literal(" ICMP ");
   const char* name = v6 ? icmpv6_type_name(type) : icmp_type_name(type);
   if (name != nullptr) {
     w.text(name);
@@ -133,9 +137,12 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
       return;
     case TransportKind::kPorts:
       // The header cut after its ports: only TCP, UDP or SCTP get that far.
-      if (p.ports_protocol == PacketLayer::kTcp) w.literal(" TCP");
-      else if (p.ports_protocol == PacketLayer::kUdp) w.literal(" UDP");
-      else w.literal(" SCTP");
+      if (p.ports_protocol == PacketLayer::kTcp)
+        w.literal(" TCP");
+      else if (p.ports_protocol == PacketLayer::kUdp)
+        w.literal(" UDP");
+      else
+        w.literal(" SCTP");
       return;
     default:
       return;
@@ -144,11 +151,16 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
 
 void write_protocol_label(JsonWriter& w, uint8_t protocol) {
   switch (protocol) {
-    case kProtoIcmp: return w.literal("ICMP");
-    case kProtoTcp: return w.literal("TCP");
-    case kProtoUdp: return w.literal("UDP");
-    case kProtoIcmpv6: return w.literal("ICMPv6");
-    case kProtoSctp: return w.literal("SCTP");
+    case kProtoIcmp:
+      return w.literal("ICMP");
+    case kProtoTcp:
+      return w.literal("TCP");
+    case kProtoUdp:
+      return w.literal("UDP");
+    case kProtoIcmpv6:
+      return w.literal("ICMPv6");
+    case kProtoSctp:
+      return w.literal("SCTP");
     default:
       w.literal("proto ");
       w.number(protocol);
@@ -198,8 +210,10 @@ void append_packet_text(std::string& out, const uint8_t* data, size_t length, ui
     return write_problems(w, p);
   }
   if (p.network != NetworkKind::kNone) {
-    if (p.transport != TransportKind::kNone) write_transport(w, p);
-    else write_ip_only(w, p);
+    if (p.transport != TransportKind::kNone)
+      write_transport(w, p);
+    else
+      write_ip_only(w, p);
   } else if (has_member(p, PacketMember::kEthernet)) {
     write_mac(w, p.data + 6);
     w.literal(" > ");

@@ -106,7 +106,8 @@ SetupError resolve_target(const PrivilegeRequest& request, Target& target) {
     target.uid = user->pw_uid;
   }
   if (target.uid == 0)
-    return setup_error("INVALID_OPTION", "dropPrivileges.user: uid 0 keeps root's privileges: name an unprivileged user");
+    return setup_error("INVALID_OPTION",
+                       "dropPrivileges.user: uid 0 keeps root's privileges: name an unprivileged user");
   if (!request.group.empty()) {
     if (all_digits(request.group)) {
       target.gid = static_cast<gid_t>(std::strtoul(request.group.c_str(), nullptr, 10));
@@ -176,7 +177,9 @@ SetupError switch_ids(const Target& target) {
   return {};
 }
 
-std::string describe_thread(const ThreadCredentials& t) { return "thread " + std::to_string(t.tid) + " (" + t.name + ")"; }
+std::string describe_thread(const ThreadCredentials& t) {
+  return "thread " + std::to_string(t.tid) + " (" + t.name + ")";
+}
 
 std::string hex(uint64_t value) {
   char text[17];
@@ -194,8 +197,8 @@ SetupError verify(const std::set<pid_t>& reached, PrivilegeReport& report) {
     if (report.switched_user)
       for (int i = 0; i < 4; i++)
         if (t.uid[i] != report.uid || t.gid[i] != report.gid)
-          return setup_error("PRIVILEGE_DROP", who + " did not switch to uid " + std::to_string(report.uid) +
-                                                   " gid " + std::to_string(report.gid));
+          return setup_error("PRIVILEGE_DROP", who + " did not switch to uid " + std::to_string(report.uid) + " gid " +
+                                                   std::to_string(report.gid));
     const bool was_reached = t.tid == self || reached.count(t.tid) != 0;
     const bool kept_bounding = report.bounding_cleared && t.bounding != 0;
     if (was_reached && !t.no_new_privs) return setup_error("PRIVILEGE_DROP", who + " did not set no_new_privs");
@@ -225,15 +228,17 @@ SetupError drop_privileges(const PrivilegeRequest& request, PrivilegeReport& rep
   const bool switching = !request.user.empty() && !already_target(target);
   if (switching && (own.effective & (bit(CAP_SETUID) | bit(CAP_SETGID))) != (bit(CAP_SETUID) | bit(CAP_SETGID)))
     return setup_error("PRIVILEGE_DROP",
-                       "switching to user " + request.user + " needs CAP_SETUID and CAP_SETGID, which this process "
-                       "lacks: start it as root, or only give up capabilities (dropPrivileges: true, "
-                       "--drop-privileges without a user)");
+                       "switching to user " + request.user +
+                           " needs CAP_SETUID and CAP_SETGID, which this process "
+                           "lacks: start it as root, or only give up capabilities (dropPrivileges: true, "
+                           "--drop-privileges without a user)");
   ThreadPlan plan;
   plan.keep_permitted = switching;
   plan.last_cap = last_capability();
   plan.drop_bounding = (own.effective & bit(CAP_SETPCAP)) != 0;
   bool bounding_empty = true;
-  for (int cap = 0; cap <= plan.last_cap; cap++) bounding_empty = bounding_empty && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1;
+  for (int cap = 0; cap <= plan.last_cap; cap++)
+    bounding_empty = bounding_empty && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 1;
   report.bounding_cleared = plan.drop_bounding || bounding_empty;
   if (!report.bounding_cleared)
     report.bounding_kept_because =
@@ -256,7 +261,8 @@ SetupError drop_privileges(const PrivilegeRequest& request, PrivilegeReport& rep
   report.uid = getuid();
   report.gid = getgid();
   report.groups.assign(static_cast<size_t>(std::max(getgroups(0, nullptr), 0)), 0);
-  report.groups.resize(static_cast<size_t>(std::max(getgroups(static_cast<int>(report.groups.size()), report.groups.data()), 0)));
+  report.groups.resize(
+      static_cast<size_t>(std::max(getgroups(static_cast<int>(report.groups.size()), report.groups.data()), 0)));
   return verify(threads.reached, report);
 }
 

@@ -87,24 +87,45 @@ class MessageDecoder {
     if (type == kAttrSampleGroup && (message_.present & (1u << type)) != 0) return false;
     message_.present |= 1u << type;
     switch (static_cast<PsampleAttr>(type)) {
-      case kAttrIifindex: return read_host(attr, message_.iifindex);
-      case kAttrOifindex: return read_host(attr, message_.oifindex);
-      case kAttrOrigsize: return read_host(attr, message_.origsize);
-      case kAttrSampleGroup: return read_host(attr, message_.group);
-      case kAttrGroupSeq: return read_host(attr, message_.group_seq);
-      case kAttrSampleRate: return read_host(attr, message_.rate);
-      case kAttrData: message_.data = range_of(attr); return true;
-      case kAttrGroupRefcount: return read_host(attr, message_.group_refcount);
-      case kAttrTunnel: return decode_tunnel(attr);
-      case kAttrPad: return true;
-      case kAttrOutTc: return read_host(attr, message_.out_tc);
-      case kAttrOutTcOcc: return read_host(attr, message_.out_tc_occ);
-      case kAttrLatency: return read_host(attr, message_.latency);
-      case kAttrTimestamp: return read_host(attr, message_.timestamp);
-      case kAttrProto: return read_host(attr, message_.proto);
-      case kAttrUserCookie: message_.user_cookie = range_of(attr); return true;
-      case kAttrSampleProbability: message_.probability = true; return true;
-      case kAttrCount: break;
+      case kAttrIifindex:
+        return read_host(attr, message_.iifindex);
+      case kAttrOifindex:
+        return read_host(attr, message_.oifindex);
+      case kAttrOrigsize:
+        return read_host(attr, message_.origsize);
+      case kAttrSampleGroup:
+        return read_host(attr, message_.group);
+      case kAttrGroupSeq:
+        return read_host(attr, message_.group_seq);
+      case kAttrSampleRate:
+        return read_host(attr, message_.rate);
+      case kAttrData:
+        message_.data = range_of(attr);
+        return true;
+      case kAttrGroupRefcount:
+        return read_host(attr, message_.group_refcount);
+      case kAttrTunnel:
+        return decode_tunnel(attr);
+      case kAttrPad:
+        return true;
+      case kAttrOutTc:
+        return read_host(attr, message_.out_tc);
+      case kAttrOutTcOcc:
+        return read_host(attr, message_.out_tc_occ);
+      case kAttrLatency:
+        return read_host(attr, message_.latency);
+      case kAttrTimestamp:
+        return read_host(attr, message_.timestamp);
+      case kAttrProto:
+        return read_host(attr, message_.proto);
+      case kAttrUserCookie:
+        message_.user_cookie = range_of(attr);
+        return true;
+      case kAttrSampleProbability:
+        message_.probability = true;
+        return true;
+      case kAttrCount:
+        break;
     }
     return false;
   }
@@ -113,41 +134,57 @@ class MessageDecoder {
     Tunnel& tunnel = message_.tunnel;
     tunnel = Tunnel{};
     return nla::walk(nest.payload, nest.length, [this, &tunnel](const Attribute& attr) {
-             if (attr.type >= kTunCount) {
-               note_unknown();
-               return true;
-             }
-             tunnel.present |= 1u << attr.type;
-             switch (static_cast<TunnelAttr>(attr.type)) {
-               case kTunId: return read_big_endian(attr, tunnel.id);
-               case kTunIpv4Src: return read_bytes(attr, tunnel.ipv4_src);
-               case kTunIpv4Dst: return read_bytes(attr, tunnel.ipv4_dst);
-               case kTunTos: return read_host(attr, tunnel.tos);
-               case kTunTtl: return read_host(attr, tunnel.ttl);
-               case kTunDontFragment:
-               case kTunCsum:
-               case kTunOam:
-               case kTunIpv4InfoBridge:
-               case kTunPad: return true;
-               case kTunGeneveOpts: tunnel.geneve_opts = range_of(attr); return true;
-               case kTunTpSrc: return read_big_endian(attr, tunnel.tp_src);
-               case kTunTpDst: return read_big_endian(attr, tunnel.tp_dst);
-               case kTunVxlanOpts: return decode_vxlan_options(attr, tunnel);
-               case kTunIpv6Src: return read_bytes(attr, tunnel.ipv6_src);
-               case kTunIpv6Dst: return read_bytes(attr, tunnel.ipv6_dst);
-               case kTunErspanOpts: tunnel.erspan_opts = range_of(attr); return true;
-               case kTunCount: break;
-             }
-             return false;
-           });
+      if (attr.type >= kTunCount) {
+        note_unknown();
+        return true;
+      }
+      tunnel.present |= 1u << attr.type;
+      switch (static_cast<TunnelAttr>(attr.type)) {
+        case kTunId:
+          return read_big_endian(attr, tunnel.id);
+        case kTunIpv4Src:
+          return read_bytes(attr, tunnel.ipv4_src);
+        case kTunIpv4Dst:
+          return read_bytes(attr, tunnel.ipv4_dst);
+        case kTunTos:
+          return read_host(attr, tunnel.tos);
+        case kTunTtl:
+          return read_host(attr, tunnel.ttl);
+        case kTunDontFragment:
+        case kTunCsum:
+        case kTunOam:
+        case kTunIpv4InfoBridge:
+        case kTunPad:
+          return true;
+        case kTunGeneveOpts:
+          tunnel.geneve_opts = range_of(attr);
+          return true;
+        case kTunTpSrc:
+          return read_big_endian(attr, tunnel.tp_src);
+        case kTunTpDst:
+          return read_big_endian(attr, tunnel.tp_dst);
+        case kTunVxlanOpts:
+          return decode_vxlan_options(attr, tunnel);
+        case kTunIpv6Src:
+          return read_bytes(attr, tunnel.ipv6_src);
+        case kTunIpv6Dst:
+          return read_bytes(attr, tunnel.ipv6_dst);
+        case kTunErspanOpts:
+          tunnel.erspan_opts = range_of(attr);
+          return true;
+        case kTunCount:
+          break;
+      }
+      return false;
+    });
   }
 
   bool decode_vxlan_options(const Attribute& nest, Tunnel& tunnel) {
     return nla::walk(nest.payload, nest.length, [this, &tunnel](const Attribute& attr) {
-             if (attr.type == kVxlanExtGbp) return read_host(attr, tunnel.vxlan_gbp);
-             note_unknown();
-             return true;
-           });
+      if (attr.type == kVxlanExtGbp) return read_host(attr, tunnel.vxlan_gbp);
+      note_unknown();
+      return true;
+    });
   }
 
   // A payload longer than its type is accepted (the kernel's policy is lenient); shorter is not.
@@ -189,7 +226,8 @@ enum class Verdict : uint8_t { kAppend, kSkip, kForeign, kMalformed };
 
 Verdict decode_control(uint16_t type, const uint8_t* payload, size_t length, Message& message) {
   switch (type) {
-    case kNlmsgNoop: return Verdict::kSkip;
+    case kNlmsgNoop:
+      return Verdict::kSkip;
     case kNlmsgError:
       if (length < kNlmsgerrLen) return Verdict::kMalformed;
       message.kind = MessageKind::kError;
@@ -200,8 +238,11 @@ Verdict decode_control(uint16_t type, const uint8_t* payload, size_t length, Mes
       // A dump that failed part-way reports its errno in DONE's optional int.
       if (length >= sizeof(int32_t)) message.error = load_host<int32_t>(payload);
       return Verdict::kAppend;
-    case kNlmsgOverrun: message.kind = MessageKind::kOverrun; return Verdict::kAppend;
-    default: return Verdict::kForeign;  // reserved control types belong to no family
+    case kNlmsgOverrun:
+      message.kind = MessageKind::kOverrun;
+      return Verdict::kAppend;
+    default:
+      return Verdict::kForeign;  // reserved control types belong to no family
   }
 }
 
@@ -210,11 +251,16 @@ Verdict decode_generic(const uint8_t* datagram, const uint8_t* payload, size_t l
   message.cmd = payload[0];
   message.version = payload[1];
   switch (message.cmd) {
-    case kCmdSample: message.kind = MessageKind::kSample; break;
+    case kCmdSample:
+      message.kind = MessageKind::kSample;
+      break;
     case kCmdGetGroup:
     case kCmdNewGroup:
-    case kCmdDelGroup: message.kind = MessageKind::kGroup; break;
-    default: return Verdict::kMalformed;  // a command this parser cannot interpret is reported, not guessed
+    case kCmdDelGroup:
+      message.kind = MessageKind::kGroup;
+      break;
+    default:
+      return Verdict::kMalformed;  // a command this parser cannot interpret is reported, not guessed
   }
   MessageDecoder decoder(datagram, message);
   if (!decoder.decode_psample_attributes(payload + kGenlHeaderLen, length - kGenlHeaderLen)) {
@@ -226,8 +272,7 @@ Verdict decode_generic(const uint8_t* datagram, const uint8_t* payload, size_t l
   return Verdict::kAppend;
 }
 
-Verdict decode_message(const uint8_t* datagram, const uint8_t* p, size_t length, uint16_t family_id,
-                       Message& message) {
+Verdict decode_message(const uint8_t* datagram, const uint8_t* p, size_t length, uint16_t family_id, Message& message) {
   message.nlmsg_type = load_host<uint16_t>(p + 4);
   message.nlmsg_flags = load_host<uint16_t>(p + 6);
   message.nlmsg_seq = load_host<uint32_t>(p + 8);
@@ -269,9 +314,14 @@ size_t parse_datagram(const uint8_t* buf, size_t len, uint16_t family_id, std::v
         if (message.swapped_layout) ++stats[kSwappedLayout];
         stats[kUnknownAttributes] += message.unknown_attrs;
         break;
-      case Verdict::kSkip: break;
-      case Verdict::kForeign: ++stats[kForeign]; break;
-      case Verdict::kMalformed: ++stats[kMalformed]; break;
+      case Verdict::kSkip:
+        break;
+      case Verdict::kForeign:
+        ++stats[kForeign];
+        break;
+      case Verdict::kMalformed:
+        ++stats[kMalformed];
+        break;
     }
     const size_t step = align4(nlmsg_len);
     if (step >= remaining) break;

@@ -124,7 +124,6 @@ struct Message {
   ByteRange whole;             // the whole netlink message, header included
 };
 
-
 // Parses every netlink message in one datagram and appends the psample, netlink control and
 // generic-netlink controller ones to `out`.
 // family_id: the resolved psample family; 0 accepts any family (offline decoding).

@@ -111,8 +111,8 @@ SetupError configure(int fd, const SocketOptions& options, OpenedSocket& out) {
     // Without it, a psample module reload would leave the socket deaf without a word.
     FamilyInfo controller;
     if (int err = query_family(fd, "nlctrl", 2, controller); err != 0)
-      return setup_error("SOCKET_ERROR", describe_errno("cannot query the generic netlink controller's own family", err),
-                         err);
+      return setup_error("SOCKET_ERROR",
+                         describe_errno("cannot query the generic netlink controller's own family", err), err);
     out.controller_group = controller.group_id("notify");
   } else {
     out.family_id = options.family_id;
@@ -125,8 +125,7 @@ SetupError configure(int fd, const SocketOptions& options, OpenedSocket& out) {
   // message until the queue is empty; drops are counted exactly by SK_MEMINFO_DROPS either way.
   // Should a kernel refuse it, ENOBUFS reports reach the reader, which counts them.
   (void)setsockopt(fd, SOL_NETLINK, NETLINK_NO_ENOBUFS, &one, sizeof one);
-  if (options.listen_all_nsid &&
-      setsockopt(fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof one) != 0)
+  if (options.listen_all_nsid && setsockopt(fd, SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, &one, sizeof one) != 0)
     return setup_error("INVALID_OPTION",
                        describe_errno("listenAllNsid: NETLINK_LISTEN_ALL_NSID failed", errno) +
                            " (needs kernel >= 4.6 and CAP_NET_BROADCAST in the peer namespaces)",
@@ -154,8 +153,7 @@ SetupError configure(int fd, const SocketOptions& options, OpenedSocket& out) {
 SetupError open_psample_socket(const SocketOptions& options, OpenedSocket& out) {
   if (auto err = enter_netns(options.netns); err.failed()) return err;
   int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, protocol_number(options.protocol));
-  if (fd < 0)
-    return setup_error("SOCKET_ERROR", describe_errno("cannot open a netlink socket", errno), errno);
+  if (fd < 0) return setup_error("SOCKET_ERROR", describe_errno("cannot open a netlink socket", errno), errno);
   if (auto err = configure(fd, options, out); err.failed()) {
     close(fd);
     return err;
@@ -191,7 +189,8 @@ int lookup_psample_family(FamilyInfo& family) {
   if (fd < 0) return errno;
   sockaddr_nl local{};
   local.nl_family = AF_NETLINK;
-  const int err = bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0 ? errno : query_family(fd, "psample", 1, family);
+  const int err =
+      bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0 ? errno : query_family(fd, "psample", 1, family);
   close(fd);
   return err;
 }

@@ -77,7 +77,10 @@ bool find_nsid(msghdr& h, int32_t& nsid) {
 }  // namespace
 
 Reader::Reader(const SocketOptions& options, size_t queue_capacity, Clock::duration delivery_interval, Notify notify)
-    : options_(options), queue_capacity_(queue_capacity), delivery_interval_(delivery_interval), notify_(std::move(notify)) {}
+    : options_(options),
+      queue_capacity_(queue_capacity),
+      delivery_interval_(delivery_interval),
+      notify_(std::move(notify)) {}
 
 std::shared_ptr<Reader> Reader::start(const SocketOptions& options, size_t queue_capacity, Notify notify,
                                       SetupError& error, Clock::duration delivery_interval) {

@@ -181,7 +181,8 @@ void append_fields(Out& out, const Batch& b, const Record& r) {
 }  // namespace
 
 template <typename Out>
-void append_json_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event) {
+void append_json_line(Out& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event) {
   append_fields(out, b, r);
   out += packet;
   if (event != nullptr) {

@@ -25,7 +25,8 @@ namespace ovnpsample {
 // for a group event), `event` the event's JSON when given.
 // `Out`: a std::string (appended to) or a LineOut (the output itself); compiled for both.
 template <typename Out>
-void append_json_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event);
+void append_json_line(Out& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event);
 
 // `,"packet":{…}` of the sampled bytes.
 void append_json_packet(std::string& out, const uint8_t* data, size_t length, uint16_t proto);

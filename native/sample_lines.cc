@@ -34,7 +34,8 @@ const std::string* EventTable::find_for_cookie_length(uint32_t cookie_length) co
 }
 
 const std::string& PacketFormCache::of(const uint8_t* data, size_t length, uint16_t proto) {
-  if (!valid_ || proto_ != proto || data_.size() != length || (length > 0 && std::memcmp(data_.data(), data, length) != 0)) {
+  if (!valid_ || proto_ != proto || data_.size() != length ||
+      (length > 0 && std::memcmp(data_.data(), data, length) != 0)) {
     valid_ = false;
     proto_ = proto;
     data_.assign(data, data + length);
@@ -56,8 +57,10 @@ void append_line_of(LineFormat format, Out& out, const Batch& b, const Record& r
     const auto proto = static_cast<uint16_t>(b.load<uint32_t>(r.at + layout::record::kOutTcProto) >> 16);
     packet = packets.of(r.data, r.data_length, proto);
   }
-  if (format == LineFormat::kJson) append_json_line(out, b, r, packet, event);
-  else append_text_line(out, b, r, packet, event);
+  if (format == LineFormat::kJson)
+    append_json_line(out, b, r, packet, event);
+  else
+    append_text_line(out, b, r, packet, event);
 }
 
 }  // namespace

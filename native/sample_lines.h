@@ -47,10 +47,10 @@ enum class RenderStop : uint32_t {
 struct RenderRequest {
   const uint8_t* batch = nullptr;
   size_t batch_size = 0;
-  uint32_t count = 0;            // records in the batch, as the reader declared
-  bool little_endian = true;     // the byte order of the batch's numbers (the host's, but in tests)
-  bool samples_only = false;     // skip group events (they are walked, not written)
-  bool with_events = false;      // every written line gets its event from the table
+  uint32_t count = 0;         // records in the batch, as the reader declared
+  bool little_endian = true;  // the byte order of the batch's numbers (the host's, but in tests)
+  bool samples_only = false;  // skip group events (they are walked, not written)
+  bool with_events = false;   // every written line gets its event from the table
   uint64_t max_lines = UINT64_MAX;
 };
 
@@ -62,10 +62,10 @@ struct RenderCursor {
 
 struct RenderResult {
   RenderStop stop = RenderStop::kEnd;
-  RenderCursor next;     // the record the walk stopped at (count, batch end: kEnd)
-  uint32_t lines = 0;    // lines written
-  size_t written = 0;    // bytes written
-  size_t needed = 0;     // kNoRoom: the bytes of the line that did not fit
+  RenderCursor next;   // the record the walk stopped at (count, batch end: kEnd)
+  uint32_t lines = 0;  // lines written
+  size_t written = 0;  // bytes written
+  size_t needed = 0;   // kNoRoom: the bytes of the line that did not fit
 };
 
 // The packet's part of the previous sample's line: OVN samples one packet at several stages, so

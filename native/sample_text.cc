@@ -43,7 +43,8 @@ void append_fields(Out& out, const Batch& b, const Record& r) {
 }  // namespace
 
 template <typename Out>
-void append_text_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event) {
+void append_text_line(Out& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event) {
   if (r.is_sample()) {
     append_fields(out, b, r);
     out += packet;
@@ -52,8 +53,10 @@ void append_text_line(Out& out, const Batch& b, const Record& r, std::string_vie
     out += " group=";
     append_number(out, b.load<uint32_t>(r.at + record::kGroup));
     out += " refcount=";
-    if (r.has(kAttrGroupRefcount)) append_number(out, b.load<uint32_t>(r.at + record::kGroupRefcount));
-    else out += '?';
+    if (r.has(kAttrGroupRefcount))
+      append_number(out, b.load<uint32_t>(r.at + record::kGroupRefcount));
+    else
+      out += '?';
   }
   if (event != nullptr) out += *event;
 }

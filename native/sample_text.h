@@ -23,7 +23,8 @@ namespace ovnpsample {
 // for a group event), `event` the bytes that end the line when given.
 // `Out`: a std::string (appended to) or a LineOut (the output itself); compiled for both.
 template <typename Out>
-void append_text_line(Out& out, const Batch& b, const Record& r, std::string_view packet, const std::string_view* event);
+void append_text_line(Out& out, const Batch& b, const Record& r, std::string_view packet,
+                      const std::string_view* event);
 
 // ` ` and the packet's description (packet_text.h).
 void append_text_packet(std::string& out, const uint8_t* data, size_t length, uint16_t proto);

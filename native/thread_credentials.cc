@@ -41,18 +41,26 @@ bool parse_thread_status(const std::string& text, ThreadCredentials& out) {
       out.name = start == std::string::npos ? std::string() : line.substr(start);
       continue;
     }
-    if (key == "Uid") ok = read_ids(value, out.uid);
-    else if (key == "Gid") ok = read_ids(value, out.gid);
+    if (key == "Uid")
+      ok = read_ids(value, out.uid);
+    else if (key == "Gid")
+      ok = read_ids(value, out.gid);
     else if (key == "Groups") {
       out.groups.clear();
       for (uint32_t g; value >> g;) out.groups.push_back(g);
       continue;
-    } else if (key == "CapInh") ok = read_hex(value, out.inheritable);
-    else if (key == "CapPrm") ok = read_hex(value, out.permitted);
-    else if (key == "CapEff") ok = read_hex(value, out.effective);
-    else if (key == "CapBnd") ok = read_hex(value, out.bounding);
-    else if (key == "CapAmb") ok = read_hex(value, out.ambient);
-    else if (key == "SigBlk") ok = read_hex(value, out.blocked_signals);
+    } else if (key == "CapInh")
+      ok = read_hex(value, out.inheritable);
+    else if (key == "CapPrm")
+      ok = read_hex(value, out.permitted);
+    else if (key == "CapEff")
+      ok = read_hex(value, out.effective);
+    else if (key == "CapBnd")
+      ok = read_hex(value, out.bounding);
+    else if (key == "CapAmb")
+      ok = read_hex(value, out.ambient);
+    else if (key == "SigBlk")
+      ok = read_hex(value, out.blocked_signals);
     else if (key == "NoNewPrivs") {
       int flag = 0;
       ok = static_cast<bool>(value >> flag);

@@ -25,7 +25,9 @@ const TARGETS = readdirSync(join(root, 'native', 'fuzz'))
   .sort();
 
 function usage(message) {
-  console.error(`fuzz: ${message}\nusage: npm run fuzz -- [--target ${TARGETS.join('|')}]... [--build-dir DIR] [--no-update] [-libfuzzer_flag=value]...`);
+  console.error(
+    `fuzz: ${message}\nusage: npm run fuzz -- [--target ${TARGETS.join('|')}]... [--build-dir DIR] [--no-update] [-libfuzzer_flag=value]...`,
+  );
   process.exit(2);
 }
 
@@ -66,14 +68,20 @@ function build() {
   // Configured every time, so that a build directory made before a target was added learns of it;
   // an existing one keeps its own compiler and build type.
   const fresh = !existsSync(join(buildDir, 'CMakeCache.txt'));
-  const options = fresh ? ['-DCMAKE_CXX_COMPILER=clang++', '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DOVNPSAMPLE_FUZZ=ON'] : ['-DOVNPSAMPLE_FUZZ=ON'];
+  const options = fresh
+    ? ['-DCMAKE_CXX_COMPILER=clang++', '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DOVNPSAMPLE_FUZZ=ON']
+    : ['-DOVNPSAMPLE_FUZZ=ON'];
   const configure = run('cmake', ['-S', join(root, 'native'), '-B', buildDir, ...options], { stdio: 'inherit' });
   if (configure.status !== 0) {
     if (fresh) rmSync(buildDir, { recursive: true, force: true });
     console.error('fuzz: configuring the fuzzers failed; the reason is above');
     process.exit(1);
   }
-  const compile = run('cmake', ['--build', buildDir, '--parallel', '2', '--target', ...targets.map((t) => `${t}_fuzzer`), 'fuzz_seed_corpus'], { stdio: 'inherit' });
+  const compile = run(
+    'cmake',
+    ['--build', buildDir, '--parallel', '2', '--target', ...targets.map((t) => `${t}_fuzzer`), 'fuzz_seed_corpus'],
+    { stdio: 'inherit' },
+  );
   if (compile.status !== 0) {
     console.error('fuzz: building the fuzzers failed; the reason is above');
     process.exit(1);
@@ -144,17 +152,27 @@ for (const target of targets) {
   const r = fuzz(target);
   for (const finding of r.findings) {
     failed = true;
-    const excerpt = finding.log.split('\n').filter((line) => /ERROR|SUMMARY|runtime error|group filter:|datagram_batch:|==\d+==|#\d+ 0x/.test(line)).slice(0, 30).join('\n');
-    console.error(`\n${target}: FINDING, reproduced by ${finding.input}\n${excerpt}\n` +
-      `Replay: ${join(buildDir, `${target}_fuzzer`)} ${finding.input}\n` +
-      `Fix it, then keep the input as native/fuzz/regressions/${target}/<what-it-is>.bin and add a named test (native/fuzz/README.md).`);
+    const excerpt = finding.log
+      .split('\n')
+      .filter((line) => /ERROR|SUMMARY|runtime error|group filter:|datagram_batch:|==\d+==|#\d+ 0x/.test(line))
+      .slice(0, 30)
+      .join('\n');
+    console.error(
+      `\n${target}: FINDING, reproduced by ${finding.input}\n${excerpt}\n` +
+        `Replay: ${join(buildDir, `${target}_fuzzer`)} ${finding.input}\n` +
+        `Fix it, then keep the input as native/fuzz/regressions/${target}/<what-it-is>.bin and add a named test (native/fuzz/README.md).`,
+    );
   }
   if (r.failure !== undefined) {
     failed = true;
     console.error(`\n${target}: ${r.failure}`);
   }
   const rate = r.seconds > 0 ? Math.round(r.executions / r.seconds) : 0;
-  console.log(`${target}: ${r.executions} executions in ${r.seconds.toFixed(0)} s (${rate}/s), cov ${r.cov} ft ${r.ft}, ${r.findings.length} finding(s), corpus ${r.before} -> ${r.after} inputs${update ? '' : ' (not updated)'}`);
-  console.log(`FUZZ target=${target} executions=${r.executions} seconds=${r.seconds.toFixed(1)} findings=${r.findings.length} corpus=${r.before}->${r.after} cov=${r.cov} ft=${r.ft}`);
+  console.log(
+    `${target}: ${r.executions} executions in ${r.seconds.toFixed(0)} s (${rate}/s), cov ${r.cov} ft ${r.ft}, ${r.findings.length} finding(s), corpus ${r.before} -> ${r.after} inputs${update ? '' : ' (not updated)'}`,
+  );
+  console.log(
+    `FUZZ target=${target} executions=${r.executions} seconds=${r.seconds.toFixed(1)} findings=${r.findings.length} corpus=${r.before}->${r.after} cov=${r.cov} ft=${r.ft}`,
+  );
 }
 if (failed) process.exit(1);

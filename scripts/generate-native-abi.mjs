@@ -65,7 +65,9 @@ const current = (() => {
 const where = relative(process.cwd(), target);
 if (process.argv.includes('--check')) {
   if (current !== source) {
-    console.error(`${where} does not match the addon's abi: run \`npm run build\` (or node scripts/generate-native-abi.mjs) and commit it.`);
+    console.error(
+      `${where} does not match the addon's abi: run \`npm run build\` (or node scripts/generate-native-abi.mjs) and commit it.`,
+    );
     process.exit(1);
   }
 } else if (current !== source) {

@@ -55,9 +55,18 @@ function clangRuntime(name) {
 
 function build(dir, options, target) {
   const buildDir = join(root, 'native', dir);
-  const configure = ['-S', join(root, 'native'), '-B', buildDir, '-DCMAKE_CXX_COMPILER=clang++', '-DCMAKE_BUILD_TYPE=RelWithDebInfo', ...options];
+  const configure = [
+    '-S',
+    join(root, 'native'),
+    '-B',
+    buildDir,
+    '-DCMAKE_CXX_COMPILER=clang++',
+    '-DCMAKE_BUILD_TYPE=RelWithDebInfo',
+    ...options,
+  ];
   if (run('cmake', configure) !== 0) fail('configuring the sanitized build failed: the reason is above');
-  if (run('cmake', ['--build', buildDir, '--parallel', '2', '--target', target]) !== 0) fail('the sanitized build failed: the reason is above');
+  if (run('cmake', ['--build', buildDir, '--parallel', '2', '--target', target]) !== 0)
+    fail('the sanitized build failed: the reason is above');
   return buildDir;
 }
 
@@ -74,7 +83,11 @@ if (mode === 'asan') {
   const runtime = clangRuntime('asan');
   // node-gyp-build loads $OVN_PSAMPLE_PREBUILD/build/Release/*.node instead of the project's own.
   const prebuild = join(root, 'native', 'build-asan', 'prebuild');
-  build('build-asan', ['-DOVNPSAMPLE_ADDON_ASAN=ON', `-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=${join(prebuild, 'build', 'Release')}`], 'ovn_psample');
+  build(
+    'build-asan',
+    ['-DOVNPSAMPLE_ADDON_ASAN=ON', `-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=${join(prebuild, 'build', 'Release')}`],
+    'ovn_psample',
+  );
   requireInstrumented(join(prebuild, 'build', 'Release', 'ovn_psample.node'), '__asan_init');
   const env = {
     ...process.env,

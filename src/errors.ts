@@ -107,7 +107,10 @@ export class OvsdbRpcError extends OvnPsampleError {
   readonly reply: unknown;
 
   constructor(method: string, reply: unknown) {
-    super('OVSDB_RPC', `The OVSDB server refused "${method}": ${JSON.stringify(reply)}. Check the database name, schema version and permissions.`);
+    super(
+      'OVSDB_RPC',
+      `The OVSDB server refused "${method}": ${JSON.stringify(reply)}. Check the database name, schema version and permissions.`,
+    );
     this.method = method;
     this.reply = reply;
   }

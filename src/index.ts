@@ -16,20 +16,8 @@ export {
 } from './ovn/cookie';
 export { decodePacket, describePacket } from './packet/index';
 export type * from './packet/types';
-export {
-  OvsdbClient,
-  type OvsdbClientOptions,
-  type OvsdbStatus,
-  type OvsdbClientEvents,
-  type OvsdbClientStats,
-} from './ovsdb/client';
-export {
-  TableCache,
-  type CacheSelection,
-  type CacheStats,
-  type ApplyOptions,
-  type TableCacheEvents,
-} from './ovsdb/cache';
+export { OvsdbClient, type OvsdbClientOptions, type OvsdbStatus, type OvsdbClientEvents, type OvsdbClientStats } from './ovsdb/client';
+export { TableCache, type CacheSelection, type CacheStats, type ApplyOptions, type TableCacheEvents } from './ovsdb/cache';
 export type { TableView } from './ovsdb/table-store';
 export type { Row, Value } from './ovsdb/row';
 export {
@@ -89,7 +77,12 @@ export { psampleSupport, type PsampleSupport } from './ovs/psample-support';
 export { ovsInterfaceName } from './ovs/interfaces';
 export { PodDirectory, podSelection } from './ovn/pod-directory';
 export { endpointText, type Endpoint, type EndpointKind } from './ovn/endpoint';
-export { NetworkEventAssembler, DEFAULT_GROUP_WINDOW_MS, type NetworkEventAssemblerOptions, type NetworkEventAssemblerEvents } from './events/event-assembler';
+export {
+  NetworkEventAssembler,
+  DEFAULT_GROUP_WINDOW_MS,
+  type NetworkEventAssemblerOptions,
+  type NetworkEventAssemblerEvents,
+} from './events/event-assembler';
 export { chainText, type NetworkEvent, type VerdictStep } from './events/network-event';
 export { compileFilter, type NetworkEventFilter } from './events/filter';
 export { verdictOf, policyLabel, stepText, VERDICTS, type Verdict } from './events/verdict';
@@ -97,6 +90,12 @@ export { JsonFormatter, EVENT_JSON_VERSION } from './output/event-json';
 export { HumanFormatter } from './output/event-human';
 export { ObservFormatter, type ObservOptions } from './output/event-observ';
 export { PcapngWriter, pcapngComment } from './output/pcapng';
-export { OvnPsampleMetrics, DEFAULT_MAX_LABEL_VALUES, OTHER_LABEL, type OvnPsampleMetricsOptions, type MetricsSources } from './output/metrics';
+export {
+  OvnPsampleMetrics,
+  DEFAULT_MAX_LABEL_VALUES,
+  OTHER_LABEL,
+  type OvnPsampleMetricsOptions,
+  type MetricsSources,
+} from './output/metrics';
 export { TopTable, type TopRow, type TopSort } from './events/top-table';
 export { OutputFileError } from './output/sink';

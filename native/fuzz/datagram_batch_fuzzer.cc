@@ -43,13 +43,15 @@ class Sink final : public DatagramSink {
     if (queued_messages_ + building_->count > setup_.queue_capacity) fail("appended past the queue capacity");
     if (queued_bytes_ + record_start_ >= setup_.queue_bytes_limit) fail("appended past the queue byte limit");
     std::vector<testing::ReadRecord> read;
-    if (auto wrong = testing::read_batch(building_->bytes.data() + record_start_, building_->size() - record_start_, 1, read)) {
+    if (auto wrong =
+            testing::read_batch(building_->bytes.data() + record_start_, building_->size() - record_start_, 1, read)) {
       fail("the new record: " + *wrong);
     }
     for (;; next_message_++) {
       if (next_message_ >= parsed_.size()) fail("a record matches no event of its datagram, in order");
       const Message& m = parsed_[next_message_];
-      if (is_event(m) && !testing::record_differs(read[0], m, datagram_->data, datagram_->has_nsid, datagram_->nsid)) break;
+      if (is_event(m) && !testing::record_differs(read[0], m, datagram_->data, datagram_->has_nsid, datagram_->nsid))
+        break;
     }
     next_message_++;
     record_start_ = building_->size();
@@ -113,7 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   fuzzing::BatchSetup setup;
   size_t at = fuzzing::read_setup(input, size, setup);
   if (at == 0) return 0;
-  const DatagramPolicy policy{setup.kernel_only, setup.groups, static_cast<uint16_t>(setup.any_family ? 0 : 34),
+  const DatagramPolicy policy{setup.kernel_only, setup.groups,         static_cast<uint16_t>(setup.any_family ? 0 : 34),
                               setup.closing,     setup.queue_capacity, setup.queue_bytes_limit};
   std::vector<Message> parsed;
   Stats counting{};
@@ -126,7 +128,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
     const Stats before = counting;
     parsed.clear();
     sink.begin(d);
-    handle_datagram(policy, {d.data, d.length, d.truncated, d.from_kernel_port, d.has_nsid, d.nsid}, parsed, counting, sink);
+    handle_datagram(policy, {d.data, d.length, d.truncated, d.from_kernel_port, d.has_nsid, d.nsid}, parsed, counting,
+                    sink);
     appended += sink.appends();
 
     if (counting[kDatagrams] != before[kDatagrams] + 1) fail("the datagram was not counted once");
@@ -149,11 +152,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
     if (sink.appends() + delivered_or_dropped(counting) - delivered_or_dropped(before) != events) {
       fail("events parsed != records appended + filtered out + close discards + queue drops");
     }
-    if (counting[kControlMessages] - before[kControlMessages] != parsed.size() - events) fail("control messages miscounted");
-    if (sink.controller_calls() != (d.has_nsid || setup.closing ? 0 : controllers)) fail("controller messages mishandled");
+    if (counting[kControlMessages] - before[kControlMessages] != parsed.size() - events)
+      fail("control messages miscounted");
+    if (sink.controller_calls() != (d.has_nsid || setup.closing ? 0 : controllers))
+      fail("controller messages mishandled");
     if (setup.closing && sink.appends() != 0) fail("delivered while closing");
-    if (setup.groups.empty() && counting[kFilteredOut] != before[kFilteredOut]) fail("filtered with every group wanted");
-    if (setup.queue_capacity == SIZE_MAX && setup.queue_bytes_limit == SIZE_MAX && counting[kQueueDrops] != before[kQueueDrops]) {
+    if (setup.groups.empty() && counting[kFilteredOut] != before[kFilteredOut])
+      fail("filtered with every group wanted");
+    if (setup.queue_capacity == SIZE_MAX && setup.queue_bytes_limit == SIZE_MAX &&
+        counting[kQueueDrops] != before[kQueueDrops]) {
       fail("queue drops without a limit");
     }
   }

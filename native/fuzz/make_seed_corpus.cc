@@ -21,8 +21,8 @@
 
 namespace {
 
-using ovnpsample::testing::NetlinkBuilder;
 using ovnpsample::testing::kPsampleFamily;
+using ovnpsample::testing::NetlinkBuilder;
 using namespace ovnpsample;
 
 std::vector<uint8_t> tunnel_sample(uint16_t tunnel_type) {
@@ -63,8 +63,14 @@ std::vector<uint8_t> psample_family_reply() {
   b.attr(CTRL_ATTR_FAMILY_NAME, "psample", 8).attr_host<uint16_t>(CTRL_ATTR_FAMILY_ID, 34);
   b.attr_host<uint32_t>(CTRL_ATTR_VERSION, 1).attr_host<uint32_t>(CTRL_ATTR_HDRSIZE, 0);
   b.attr_host<uint32_t>(CTRL_ATTR_MAXATTR, 16).begin_nest(CTRL_ATTR_MCAST_GROUPS);
-  b.begin_nest(1).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 14).attr(CTRL_ATTR_MCAST_GRP_NAME, "config", 7).end_nest();
-  b.begin_nest(2).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 15).attr(CTRL_ATTR_MCAST_GRP_NAME, "packets", 8).end_nest();
+  b.begin_nest(1)
+      .attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 14)
+      .attr(CTRL_ATTR_MCAST_GRP_NAME, "config", 7)
+      .end_nest();
+  b.begin_nest(2)
+      .attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 15)
+      .attr(CTRL_ATTR_MCAST_GRP_NAME, "packets", 8)
+      .end_nest();
   b.end_nest().end_message();
   return b.bytes();
 }
@@ -112,7 +118,8 @@ std::vector<std::string> hex_files(const std::string& directory) {
   if (DIR* dir = opendir(directory.c_str())) {
     while (const dirent* entry = readdir(dir)) {
       const std::string name = entry->d_name;
-      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".hex") == 0) names.push_back(name.substr(0, name.size() - 4));
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".hex") == 0)
+        names.push_back(name.substr(0, name.size() - 4));
     }
     closedir(dir);
   }
@@ -149,7 +156,8 @@ int main(int argc, char** argv) {
                                         group_and_control_messages()};
 
   bool ok = out.directory("psample_parser");
-  for (size_t i = 0; i < captures.size(); i++) ok = ok && out.file(ovnpsample::testing::fixture_names()[i] + ".bin", captures[i]);
+  for (size_t i = 0; i < captures.size(); i++)
+    ok = ok && out.file(ovnpsample::testing::fixture_names()[i] + ".bin", captures[i]);
   ok = ok && out.file("all-captures.bin", all_captures) && out.file("tunnel.bin", built[0]) &&
        out.file("tunnel-5.8.bin", built[1]) && out.file("group-and-control.bin", built[2]);
 
@@ -166,7 +174,8 @@ int main(int argc, char** argv) {
          out.file(name + "-unwanted.bin", filter_input({parsed_group + 1}, captures[i]));
   }
   ok = ok && out.file("all-captures.bin", filter_input({7, 10}, all_captures)) &&
-       out.file("tunnel.bin", filter_input({1}, built[0])) && out.file("group-and-control.bin", filter_input({2}, built[2]));
+       out.file("tunnel.bin", filter_input({1}, built[0])) &&
+       out.file("group-and-control.bin", filter_input({2}, built[2]));
 
   // The sampled packets of the captures, as packet_json's input: PROTO (big-endian), then DATA.
   ok = ok && out.directory("packet_json");
@@ -277,7 +286,8 @@ int main(int argc, char** argv) {
     write_datagram(input, from_kernel, captures[i]);
     ok = ok && out.file(ovnpsample::testing::fixture_names()[i] + ".bin", input);
   }
-  std::vector<uint8_t> json_all = json_input(kWithEvents | kSamplesOnly, 4, {});  // 256 bytes of room: out of room often
+  std::vector<uint8_t> json_all =
+      json_input(kWithEvents | kSamplesOnly, 4, {});  // 256 bytes of room: out of room often
   for (const auto& capture : captures) write_datagram(json_all, from_kernel, capture);
   write_datagram(json_all, peer, built[0]);
   write_datagram(json_all, from_kernel, built[1]);

@@ -1,10 +1,9 @@
 // libFuzzer target: the sampled packet's decoder, JSON writer (../packet_json.h) and description
-// (../packet_text.h) over any bytes and any PROTO. Input: PROTO (2 bytes, big-endian), then the sampled data, which ends
-// where the input does (so ASan sees a read past it). Beyond ASan/UBSan's checks, it traps when
-// the text is not strict JSON as JSON.stringify writes it (../tests/strict_json.h), when its
-// length or truncation members contradict the input, or when appending to a non-empty string
-// touches what was there or writes something else; and when the description is not one line of
-// printable ASCII, does not tell the truncation the JSON tells, or appends differently.
+// (../packet_text.h) over any bytes and any PROTO. Input: PROTO (2 bytes, big-endian), then the sampled data, which
+// ends where the input does (so ASan sees a read past it). Beyond ASan/UBSan's checks, it traps when the text is not
+// strict JSON as JSON.stringify writes it (../tests/strict_json.h), when its length or truncation members contradict
+// the input, or when appending to a non-empty string touches what was there or writes something else; and when the
+// description is not one line of printable ASCII, does not tell the truncation the JSON tells, or appends differently.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -33,9 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   ovnpsample::append_packet_json(json, data, length, proto);
   if (const std::string error = ovnpsample::testing::StrictJson::check(json); !error.empty()) fail(error.c_str(), json);
   if (json.rfind("{\"link\":\"", 0) != 0) fail("the link is not the first member", json);
-  if (json.find(",\"length\":" + std::to_string(length) + ",\"etherType\":") == std::string::npos) fail("the length is not the data's", json);
+  if (json.find(",\"length\":" + std::to_string(length) + ",\"etherType\":") == std::string::npos)
+    fail("the length is not the data's", json);
   const bool truncated = json.find(",\"truncated\":true") != std::string::npos;
-  if (truncated != (json.find(",\"truncatedLayer\":\"") != std::string::npos)) fail("truncated and truncatedLayer disagree", json);
+  if (truncated != (json.find(",\"truncatedLayer\":\"") != std::string::npos))
+    fail("truncated and truncatedLayer disagree", json);
 
   std::string appended = "{\"packet\":";
   ovnpsample::append_packet_json(appended, data, length, proto);
@@ -49,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   for (const char c : text) {
     if (c < 0x20 || c > 0x7e) fail("the description holds a byte that is not printable ASCII", text);
   }
-  if (truncated != (text.find(" truncated in ") != std::string::npos)) fail("the description and the JSON disagree on truncation", text);
+  if (truncated != (text.find(" truncated in ") != std::string::npos))
+    fail("the description and the JSON disagree on truncation", text);
   // Every description but ARP's says the length.
   if (text.find("ARP ") == std::string::npos && text.find(" len=" + std::to_string(length)) == std::string::npos)
     fail("the description has not the data's length", text);

@@ -19,8 +19,8 @@ void parse_and_check(const uint8_t* data, size_t size, uint16_t family_id) {
   const size_t appended = ovnpsample::parse_datagram(data, size, family_id, messages, counters);
   if (appended != messages.size()) __builtin_trap();
   for (const ovnpsample::Message& m : messages) {
-    if (!inside(m.whole, size) || !inside(m.data, size) || !inside(m.user_cookie, size) || !inside(m.tunnel.geneve_opts, size) ||
-        !inside(m.tunnel.erspan_opts, size)) {
+    if (!inside(m.whole, size) || !inside(m.data, size) || !inside(m.user_cookie, size) ||
+        !inside(m.tunnel.geneve_opts, size) || !inside(m.tunnel.erspan_opts, size)) {
       __builtin_trap();
     }
     const bool event = m.kind == ovnpsample::MessageKind::kSample || m.kind == ovnpsample::MessageKind::kGroup;

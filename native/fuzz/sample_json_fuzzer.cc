@@ -54,13 +54,20 @@ class JsonChecker {
   bool value(int depth) {
     if (depth > 64 || at_ >= text_.size()) return false;
     switch (text_[at_]) {
-      case '{': return object(depth);
-      case '[': return array(depth);
-      case '"': return string();
-      case 't': return word("true");
-      case 'f': return word("false");
-      case 'n': return word("null");
-      default: return number();
+      case '{':
+        return object(depth);
+      case '[':
+        return array(depth);
+      case '"':
+        return string();
+      case 't':
+        return word("true");
+      case 'f':
+        return word("false");
+      case 'n':
+        return word("null");
+      default:
+        return number();
     }
   }
 
@@ -147,7 +154,8 @@ class JsonChecker {
   }
 
   void skip_space() {
-    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r')) at_++;
+    while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r'))
+      at_++;
   }
 
   std::string_view text_;
@@ -161,7 +169,8 @@ void check_text_line(std::string_view line, bool with_events) {
   for (const char c : line) {
     if (c < 0x20 || c > 0x7e) fail("a text line holds a byte that is not printable ASCII: " + std::string(line));
   }
-  if (with_events && (line.size() < kTextEventEnd.size() || line.substr(line.size() - kTextEventEnd.size()) != kTextEventEnd))
+  if (with_events &&
+      (line.size() < kTextEventEnd.size() || line.substr(line.size() - kTextEventEnd.size()) != kTextEventEnd))
     fail("a text line does not end with its event: " + std::string(line));
 }
 
@@ -171,8 +180,10 @@ void check_lines(LineFormat format, bool with_events, const uint8_t* bytes, size
   size_t start = 0;
   for (size_t end = text.find('\n'); end != std::string_view::npos; end = text.find('\n', start)) {
     const std::string_view line = text.substr(start, end - start);
-    if (format == LineFormat::kText) check_text_line(line, with_events);
-    else if (!JsonChecker(line).whole()) fail("a line is not JSON: " + std::string(line));
+    if (format == LineFormat::kText)
+      check_text_line(line, with_events);
+    else if (!JsonChecker(line).whole())
+      fail("a line is not JSON: " + std::string(line));
     seen++;
     start = end + 1;
   }
@@ -180,7 +191,9 @@ void check_lines(LineFormat format, bool with_events, const uint8_t* bytes, size
   if (seen != lines) fail("the lines written and the lines counted differ");
 }
 
-uint32_t cookie_id(const uint8_t* p) { return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3]; }
+uint32_t cookie_id(const uint8_t* p) {
+  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | p[3];
+}
 
 // Renders the whole batch in the format as JavaScript does, checking every output.
 void render_all(LineFormat format, const SampleBatch& batch, const std::vector<Message>& events, bool samples_only,

@@ -28,7 +28,10 @@ std::vector<uint8_t> forged_psample_reply() {
   b.begin_message(GENL_ID_CTRL, 0, 1).genl(CTRL_CMD_NEWFAMILY, 2);
   b.attr(CTRL_ATTR_FAMILY_NAME, "psample", 8).attr_host<uint16_t>(CTRL_ATTR_FAMILY_ID, 0x7777);
   b.begin_nest(CTRL_ATTR_MCAST_GROUPS);
-  b.begin_nest(1).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 3).attr(CTRL_ATTR_MCAST_GRP_NAME, "packets", 8).end_nest();
+  b.begin_nest(1)
+      .attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 3)
+      .attr(CTRL_ATTR_MCAST_GRP_NAME, "packets", 8)
+      .end_nest();
   b.end_nest().end_message();
   return b.bytes();
 }

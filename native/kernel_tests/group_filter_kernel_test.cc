@@ -93,7 +93,8 @@ int main(int argc, char** argv) {
       const bool interpreted = cbpf::run(program, d.data(), static_cast<uint32_t>(d.size())) != 0;
       kept += in_kernel;
       std::string wrong;
-      if (in_kernel && static_cast<size_t>(n) != d.size()) wrong = "the kernel kept " + std::to_string(n) + " bytes of it";
+      if (in_kernel && static_cast<size_t>(n) != d.size())
+        wrong = "the kernel kept " + std::to_string(n) + " bytes of it";
       if (in_kernel != interpreted)
         wrong = std::string("the kernel ") + (in_kernel ? "kept" : "dropped") + " it, the interpreter did not";
       if (const auto rule = judge_filter_verdict(in_kernel, d.data(), d.size(), family, groups)) wrong = *rule;
@@ -105,7 +106,9 @@ int main(int argc, char** argv) {
     }
   }
   if (disagreements > 0) return 1;
-  std::printf("group filter in the kernel: %d datagrams over %d group sets, %d kept; every verdict equals the "
-              "interpreter's and satisfies the userspace rule\n", sent, kGroupSets, kept);
+  std::printf(
+      "group filter in the kernel: %d datagrams over %d group sets, %d kept; every verdict equals the "
+      "interpreter's and satisfies the userspace rule\n",
+      sent, kGroupSets, kept);
   return 0;
 }

@@ -18,8 +18,10 @@ inline int enter_private_netns(const char* test) {
   if (unshare(CLONE_NEWNET) == 0) return 0;
   const int err = errno;
   if (err == EPERM) {
-    std::printf("%s skipped: a private network namespace needs root (CAP_SYS_ADMIN), and NETLINK_USERSOCK multicast "
-                "CAP_NET_ADMIN\n", test);
+    std::printf(
+        "%s skipped: a private network namespace needs root (CAP_SYS_ADMIN), and NETLINK_USERSOCK multicast "
+        "CAP_NET_ADMIN\n",
+        test);
     return kSkipped;
   }
   std::fprintf(stderr, "%s: unshare(CLONE_NEWNET): %s\n", test, std::strerror(err));

@@ -84,7 +84,8 @@ class Socket {
     options.group_id = kGroup;
     options.receive_buffer_bytes = 1 << 20;
     SetupError error;
-    reader_ = Reader::start(options, queue_capacity, [this] { notify(); }, error);
+    reader_ = Reader::start(
+        options, queue_capacity, [this] { notify(); }, error);
     if (!reader_) {
       fail("Reader::start: " + error.message);
       return;
@@ -169,8 +170,8 @@ void expect_accounted(const char* what, uint64_t sent, uint64_t taken, const Sta
   const uint64_t counted = taken + s[kQueueDrops] + s[kCloseDiscards] + s[kKernelDrops];
   if (counted != sent)
     fail(std::string(what) + ": sent " + std::to_string(sent) + ", taken " + std::to_string(taken) + " + queue drops " +
-         std::to_string(s[kQueueDrops]) + " + close discards " + std::to_string(s[kCloseDiscards]) + " + kernel drops " +
-         std::to_string(s[kKernelDrops]) + " = " + std::to_string(counted));
+         std::to_string(s[kQueueDrops]) + " + close discards " + std::to_string(s[kCloseDiscards]) +
+         " + kernel drops " + std::to_string(s[kKernelDrops]) + " = " + std::to_string(counted));
 }
 
 void close_during_flood(int rounds) {
@@ -234,7 +235,9 @@ int main() {
   terminate_during_flood(20);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (failures > 0) return 1;
-  std::printf("reader stress: close during a flood x40, stalled and busy consumers accounted exactly, "
-              "terminate from another thread x20 (3 readers each), in %.1f s\n", seconds);
+  std::printf(
+      "reader stress: close during a flood x40, stalled and busy consumers accounted exactly, "
+      "terminate from another thread x20 (3 readers each), in %.1f s\n",
+      seconds);
   return 0;
 }

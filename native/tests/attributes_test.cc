@@ -75,9 +75,9 @@ TEST_CASE("a fixed-size attribute shorter than its type makes the message malfor
   const struct {
     uint16_t type;
     size_t width;
-  } fixed[] = {{kAttrIifindex, 2},   {kAttrOifindex, 2},  {kAttrOrigsize, 4}, {kAttrSampleGroup, 4},
-               {kAttrGroupSeq, 4},   {kAttrSampleRate, 4}, {kAttrGroupRefcount, 4}, {kAttrOutTc, 2},
-               {kAttrOutTcOcc, 8},   {kAttrLatency, 8},   {kAttrTimestamp, 8}, {kAttrProto, 2}};
+  } fixed[] = {{kAttrIifindex, 2}, {kAttrOifindex, 2},   {kAttrOrigsize, 4},      {kAttrSampleGroup, 4},
+               {kAttrGroupSeq, 4}, {kAttrSampleRate, 4}, {kAttrGroupRefcount, 4}, {kAttrOutTc, 2},
+               {kAttrOutTcOcc, 8}, {kAttrLatency, 8},    {kAttrTimestamp, 8},     {kAttrProto, 2}};
   const uint8_t zeros[8] = {};
   for (const auto& attribute : fixed) {
     NetlinkBuilder b;

@@ -64,7 +64,8 @@ inline std::optional<std::string> read_batch(const uint8_t* bytes, size_t size, 
   for (uint32_t i = 0; i < count; i++) {
     const std::string which = "record " + std::to_string(i) + " at " + std::to_string(at);
     if (at % 8 != 0) return which + ": not 8-byte aligned";
-    if (!within(at, record::kBytes, 0, size)) return which + ": its fields lie outside the batch of " + std::to_string(size);
+    if (!within(at, record::kBytes, 0, size))
+      return which + ": its fields lie outside the batch of " + std::to_string(size);
     const uint8_t* r = bytes + at;
     ReadRecord rec;
     rec.at = at;
@@ -130,7 +131,8 @@ inline std::optional<std::string> read_batch(const uint8_t* bytes, size_t size, 
     out.push_back(rec);
     at = end;
   }
-  if (at != size) return std::to_string(count) + " records end at " + std::to_string(at) + " in a batch of " + std::to_string(size);
+  if (at != size)
+    return std::to_string(count) + " records end at " + std::to_string(at) + " in a batch of " + std::to_string(size);
   return std::nullopt;
 }
 
@@ -146,7 +148,8 @@ inline std::optional<std::string> record_differs(const ReadRecord& rec, const Me
   const bool has_tunnel = (m.present & (1u << kAttrTunnel)) != 0;
   const uint32_t flags = (m.probability ? record::kFlagProbability : 0) | (has_nsid ? record::kFlagNsid : 0) |
                          (has_tunnel ? record::kFlagTunnel : 0);
-  if (rec.kind_cmd_flags != (static_cast<uint32_t>(m.kind) | uint32_t{m.cmd} << 8 | flags)) return "kind, command or flags";
+  if (rec.kind_cmd_flags != (static_cast<uint32_t>(m.kind) | uint32_t{m.cmd} << 8 | flags))
+    return "kind, command or flags";
   if (rec.present != m.present) return "present";
   if (rec.group != m.group || rec.group_seq != m.group_seq) return "group or groupSeq";
   if (rec.ifindexes != (uint32_t{m.iifindex} | uint32_t{m.oifindex} << 16)) return "ifindexes";
@@ -163,8 +166,9 @@ inline std::optional<std::string> record_differs(const ReadRecord& rec, const Me
   if (!has_tunnel) return std::nullopt;
   const Tunnel& t = m.tunnel;
   const uint8_t* b = rec.tunnel_block;
-  if (load<uint32_t>(b + tunnel_block::kPresent) != t.present || load<uint32_t>(b + tunnel_block::kVxlanGbp) != t.vxlan_gbp ||
-      load<uint64_t>(b + tunnel_block::kId) != t.id || std::memcmp(b + tunnel_block::kIpv4Src, t.ipv4_src, 4) != 0 ||
+  if (load<uint32_t>(b + tunnel_block::kPresent) != t.present ||
+      load<uint32_t>(b + tunnel_block::kVxlanGbp) != t.vxlan_gbp || load<uint64_t>(b + tunnel_block::kId) != t.id ||
+      std::memcmp(b + tunnel_block::kIpv4Src, t.ipv4_src, 4) != 0 ||
       std::memcmp(b + tunnel_block::kIpv4Dst, t.ipv4_dst, 4) != 0 ||
       std::memcmp(b + tunnel_block::kIpv6Src, t.ipv6_src, 16) != 0 ||
       std::memcmp(b + tunnel_block::kIpv6Dst, t.ipv6_dst, 16) != 0 || b[tunnel_block::kTos] != t.tos ||
@@ -172,8 +176,10 @@ inline std::optional<std::string> record_differs(const ReadRecord& rec, const Me
       load<uint16_t>(b + tunnel_block::kTpDst) != t.tp_dst) {
     return "tunnel";
   }
-  if ((t.present & (1u << kTunGeneveOpts)) && !same_bytes(rec.geneve, rec.geneve_length, t.geneve_opts)) return "geneveOptions";
-  if ((t.present & (1u << kTunErspanOpts)) && !same_bytes(rec.erspan, rec.erspan_length, t.erspan_opts)) return "erspanOptions";
+  if ((t.present & (1u << kTunGeneveOpts)) && !same_bytes(rec.geneve, rec.geneve_length, t.geneve_opts))
+    return "geneveOptions";
+  if ((t.present & (1u << kTunErspanOpts)) && !same_bytes(rec.erspan, rec.erspan_length, t.erspan_opts))
+    return "erspanOptions";
   return std::nullopt;
 }
 

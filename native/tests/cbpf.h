@@ -116,9 +116,15 @@ inline uint32_t run(const std::vector<sock_filter>& program, const uint8_t* pack
     switch (BPF_CLASS(i.code)) {
       case BPF_LD:
         switch (BPF_MODE(i.code)) {
-          case BPF_IMM: a = i.k; break;
-          case BPF_LEN: a = len; break;
-          case BPF_MEM: a = mem[i.k]; break;
+          case BPF_IMM:
+            a = i.k;
+            break;
+          case BPF_LEN:
+            a = len;
+            break;
+          case BPF_MEM:
+            a = mem[i.k];
+            break;
           case BPF_ABS:
             if (static_cast<int32_t>(i.k) < 0) {
               if (i.k != static_cast<uint32_t>(SKF_AD_OFF + SKF_AD_NLATTR) || width != 4)
@@ -133,30 +139,48 @@ inline uint32_t run(const std::vector<sock_filter>& program, const uint8_t* pack
             if (offset > INT32_MAX || !load(static_cast<uint32_t>(offset), width, a)) return 0;
             break;
           }
-          default: throw Unsupported{"load mode " + std::to_string(BPF_MODE(i.code))};
+          default:
+            throw Unsupported{"load mode " + std::to_string(BPF_MODE(i.code))};
         }
         break;
       case BPF_LDX:
         switch (BPF_MODE(i.code)) {
-          case BPF_IMM: x = i.k; break;
-          case BPF_LEN: x = len; break;
-          case BPF_MEM: x = mem[i.k]; break;
+          case BPF_IMM:
+            x = i.k;
+            break;
+          case BPF_LEN:
+            x = len;
+            break;
+          case BPF_MEM:
+            x = mem[i.k];
+            break;
           case BPF_MSH: {
             uint32_t byte;
             if (!load(i.k, 1, byte)) return 0;
             x = (byte & 0xf) * 4;
             break;
           }
-          default: throw Unsupported{"ldx mode " + std::to_string(BPF_MODE(i.code))};
+          default:
+            throw Unsupported{"ldx mode " + std::to_string(BPF_MODE(i.code))};
         }
         break;
-      case BPF_ST: mem[i.k] = a; break;
-      case BPF_STX: mem[i.k] = x; break;
+      case BPF_ST:
+        mem[i.k] = a;
+        break;
+      case BPF_STX:
+        mem[i.k] = x;
+        break;
       case BPF_ALU:
         switch (BPF_OP(i.code)) {
-          case BPF_ADD: a += src; break;
-          case BPF_SUB: a -= src; break;
-          case BPF_MUL: a *= src; break;
+          case BPF_ADD:
+            a += src;
+            break;
+          case BPF_SUB:
+            a -= src;
+            break;
+          case BPF_MUL:
+            a *= src;
+            break;
           case BPF_DIV:
             if (src == 0) return 0;
             a /= src;
@@ -165,31 +189,59 @@ inline uint32_t run(const std::vector<sock_filter>& program, const uint8_t* pack
             if (src == 0) return 0;
             a %= src;
             break;
-          case BPF_AND: a &= src; break;
-          case BPF_OR: a |= src; break;
-          case BPF_XOR: a ^= src; break;
-          case BPF_LSH: a = src >= 32 ? 0 : a << src; break;
-          case BPF_RSH: a = src >= 32 ? 0 : a >> src; break;
-          case BPF_NEG: a = 0 - a; break;
-          default: throw Unsupported{"alu op " + std::to_string(BPF_OP(i.code))};
+          case BPF_AND:
+            a &= src;
+            break;
+          case BPF_OR:
+            a |= src;
+            break;
+          case BPF_XOR:
+            a ^= src;
+            break;
+          case BPF_LSH:
+            a = src >= 32 ? 0 : a << src;
+            break;
+          case BPF_RSH:
+            a = src >= 32 ? 0 : a >> src;
+            break;
+          case BPF_NEG:
+            a = 0 - a;
+            break;
+          default:
+            throw Unsupported{"alu op " + std::to_string(BPF_OP(i.code))};
         }
         break;
       case BPF_JMP:
         switch (BPF_OP(i.code)) {
-          case BPF_JA: pc += i.k; break;
-          case BPF_JEQ: pc += a == src ? i.jt : i.jf; break;
-          case BPF_JGT: pc += a > src ? i.jt : i.jf; break;
-          case BPF_JGE: pc += a >= src ? i.jt : i.jf; break;
-          case BPF_JSET: pc += (a & src) != 0 ? i.jt : i.jf; break;
-          default: throw Unsupported{"jump op " + std::to_string(BPF_OP(i.code))};
+          case BPF_JA:
+            pc += i.k;
+            break;
+          case BPF_JEQ:
+            pc += a == src ? i.jt : i.jf;
+            break;
+          case BPF_JGT:
+            pc += a > src ? i.jt : i.jf;
+            break;
+          case BPF_JGE:
+            pc += a >= src ? i.jt : i.jf;
+            break;
+          case BPF_JSET:
+            pc += (a & src) != 0 ? i.jt : i.jf;
+            break;
+          default:
+            throw Unsupported{"jump op " + std::to_string(BPF_OP(i.code))};
         }
         break;
-      case BPF_RET: return BPF_RVAL(i.code) == BPF_A ? a : i.k;
+      case BPF_RET:
+        return BPF_RVAL(i.code) == BPF_A ? a : i.k;
       case BPF_MISC:
-        if (BPF_MISCOP(i.code) == BPF_TAX) x = a;
-        else a = x;
+        if (BPF_MISCOP(i.code) == BPF_TAX)
+          x = a;
+        else
+          a = x;
         break;
-      default: throw Unsupported{"class " + std::to_string(BPF_CLASS(i.code))};
+      default:
+        throw Unsupported{"class " + std::to_string(BPF_CLASS(i.code))};
     }
   }
   throw Unsupported{"ran off the end of the program"};

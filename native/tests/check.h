@@ -63,10 +63,10 @@ inline bool expect_true(bool condition, const char* text, const char* file, int 
 
 #define OVNPS_CONCAT_INNER(a, b) a##b
 #define OVNPS_CONCAT(a, b) OVNPS_CONCAT_INNER(a, b)
-#define TEST_CASE(name)                                                                              \
-  static void OVNPS_CONCAT(test_body_, __LINE__)();                                                  \
-  static const ::ovnpsample::testing::Registrar OVNPS_CONCAT(test_registrar_, __LINE__)(             \
-      name, OVNPS_CONCAT(test_body_, __LINE__));                                                     \
+#define TEST_CASE(name)                                                                  \
+  static void OVNPS_CONCAT(test_body_, __LINE__)();                                      \
+  static const ::ovnpsample::testing::Registrar OVNPS_CONCAT(test_registrar_, __LINE__)( \
+      name, OVNPS_CONCAT(test_body_, __LINE__));                                         \
   static void OVNPS_CONCAT(test_body_, __LINE__)()
 #define CHECK_EQ(actual, expected) \
   ::ovnpsample::testing::expect_equal((actual), (expected), #actual, __FILE__, __LINE__)

@@ -63,7 +63,8 @@ struct Run {
   void receive(const std::vector<uint8_t>& bytes, bool from_kernel_port = true, bool has_nsid = false, int32_t nsid = 0,
                bool truncated = false) {
     const DatagramPolicy policy{kernel_only, groups, kPsampleFamily, closing, capacity, bytes_limit};
-    handle_datagram(policy, {bytes.data(), bytes.size(), truncated, from_kernel_port, has_nsid, nsid}, parsed, counting, sink);
+    handle_datagram(policy, {bytes.data(), bytes.size(), truncated, from_kernel_port, has_nsid, nsid}, parsed, counting,
+                    sink);
   }
 
   // The groups of the batch being built, read back as JavaScript reads them.
@@ -85,7 +86,8 @@ struct Run {
       bool listed = false;
       for (const Stat e : except) listed = listed || e == s;
       if (!listed && counting[s] != 0) {
-        CHECK_EQ(std::string(kStatInfo[s].name) + " = " + std::to_string(counting[s]), std::string(kStatInfo[s].name) + " = 0");
+        CHECK_EQ(std::string(kStatInfo[s].name) + " = " + std::to_string(counting[s]),
+                 std::string(kStatInfo[s].name) + " = 0");
         return false;
       }
     }
@@ -145,7 +147,10 @@ TEST_CASE("policy: samples of unwanted groups are filtered out one by one, the r
 TEST_CASE("policy: a garbled message is counted malformed, its neighbours still delivered") {
   NetlinkBuilder b;
   b.begin_message(kPsampleFamily).genl(kCmdSample).attr_host<uint32_t>(kAttrSampleGroup, 1).end_message();
-  b.begin_message(kPsampleFamily).genl(kCmdSample).attr_host<uint16_t>(kAttrSampleGroup, 2).end_message();  // short group
+  b.begin_message(kPsampleFamily)
+      .genl(kCmdSample)
+      .attr_host<uint16_t>(kAttrSampleGroup, 2)
+      .end_message();  // short group
   b.begin_message(kPsampleFamily).genl(kCmdSample).attr_host<uint32_t>(kAttrSampleGroup, 3).end_message();
   Run run;
   run.receive(b.bytes());
@@ -158,7 +163,10 @@ TEST_CASE("policy: another family's message is foreign, a netlink error a contro
   NetlinkBuilder b;
   b.begin_message(kPsampleFamily + 1).genl(kCmdSample).attr_host<uint32_t>(kAttrSampleGroup, 1).end_message();
   // struct nlmsgerr: the errno, then the header of the request it answers
-  b.begin_message(kNlmsgError).raw_host<int32_t>(-1).raw({20, 0, 0, 0, 16, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0}).end_message();
+  b.begin_message(kNlmsgError)
+      .raw_host<int32_t>(-1)
+      .raw({20, 0, 0, 0, 16, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+      .end_message();
   Run run;
   run.receive(b.bytes());
   CHECK_EQ(run.counting[kForeign], 1u);
@@ -167,7 +175,8 @@ TEST_CASE("policy: another family's message is foreign, a netlink error a contro
   CHECK_EQ(run.sink.building->count, 0u);
 }
 
-TEST_CASE("policy: a controller notification is a control message, handed to the reader unless a peer's copy or closing") {
+TEST_CASE(
+    "policy: a controller notification is a control message, handed to the reader unless a peer's copy or closing") {
   NetlinkBuilder b;
   b.begin_message(kNlctrlFamily).genl(2).end_message();
   const std::vector<uint8_t> notification = b.bytes();

@@ -19,12 +19,18 @@ namespace ovnpsample::testing {
 
 inline const char* kind_name(MessageKind kind) {
   switch (kind) {
-    case MessageKind::kSample: return "sample";
-    case MessageKind::kGroup: return "group event";
-    case MessageKind::kError: return "netlink error";
-    case MessageKind::kDone: return "NLMSG_DONE";
-    case MessageKind::kOverrun: return "NLMSG_OVERRUN";
-    case MessageKind::kController: return "controller message";
+    case MessageKind::kSample:
+      return "sample";
+    case MessageKind::kGroup:
+      return "group event";
+    case MessageKind::kError:
+      return "netlink error";
+    case MessageKind::kDone:
+      return "NLMSG_DONE";
+    case MessageKind::kOverrun:
+      return "NLMSG_OVERRUN";
+    case MessageKind::kController:
+      return "controller message";
   }
   return "?";
 }
@@ -35,7 +41,9 @@ inline std::optional<std::string> judge_filter_verdict(bool kept, const uint8_t*
   std::vector<Message> messages;
   Stats counters{};
   parse_datagram(datagram, length, family_id, messages, counters);
-  const auto is_event = [](const Message& m) { return m.kind == MessageKind::kSample || m.kind == MessageKind::kGroup; };
+  const auto is_event = [](const Message& m) {
+    return m.kind == MessageKind::kSample || m.kind == MessageKind::kGroup;
+  };
   if (!kept) {
     for (const Message& m : messages) {
       if (is_event(m) && !group_wanted(groups, m.group)) continue;

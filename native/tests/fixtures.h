@@ -35,11 +35,16 @@ inline std::optional<std::vector<uint8_t>> decode_hex(const std::string& text) {
   int high = -1;
   for (const char c : text) {
     int nibble;
-    if (c >= '0' && c <= '9') nibble = c - '0';
-    else if (c >= 'a' && c <= 'f') nibble = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F') nibble = c - 'A' + 10;
-    else if (c == '\n' || c == '\r' || c == ' ') continue;
-    else return std::nullopt;
+    if (c >= '0' && c <= '9')
+      nibble = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      nibble = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      nibble = c - 'A' + 10;
+    else if (c == '\n' || c == '\r' || c == ' ')
+      continue;
+    else
+      return std::nullopt;
     if (high < 0) {
       high = nibble;
     } else {

@@ -25,7 +25,10 @@ NetlinkBuilder family_reply(bool garble_group = false, uint8_t cmd = CTRL_CMD_NE
   b.attr_host<uint16_t>(CTRL_ATTR_FAMILY_ID, id);
   b.attr_host<uint32_t>(CTRL_ATTR_VERSION, 1);
   b.begin_nest(CTRL_ATTR_MCAST_GROUPS);
-  b.begin_nest(1).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 14).attr(CTRL_ATTR_MCAST_GRP_NAME, "config", 7).end_nest();
+  b.begin_nest(1)
+      .attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 14)
+      .attr(CTRL_ATTR_MCAST_GRP_NAME, "config", 7)
+      .end_nest();
   b.begin_nest(2).attr_host<uint32_t>(CTRL_ATTR_MCAST_GRP_ID, 15);
   if (garble_group) b.raw({0xff, 0x00, 0x02, 0x00});  // nla_len 255 runs past the nest
   b.attr(CTRL_ATTR_MCAST_GRP_NAME, "packets", 8).end_nest();
@@ -83,7 +86,11 @@ TEST_CASE("genl: a garbled multicast group makes the whole reply malformed") {
 TEST_CASE("genl: the kernel's ENOENT for an unknown family is returned as such") {
   NetlinkBuilder b;
   b.begin_message(NLMSG_ERROR).raw_host<int32_t>(-ENOENT);
-  b.raw_host<uint32_t>(28).raw_host<uint16_t>(GENL_ID_CTRL).raw_host<uint16_t>(NLM_F_REQUEST).raw_host<uint32_t>(1).raw_host<uint32_t>(0);
+  b.raw_host<uint32_t>(28)
+      .raw_host<uint16_t>(GENL_ID_CTRL)
+      .raw_host<uint16_t>(NLM_F_REQUEST)
+      .raw_host<uint32_t>(1)
+      .raw_host<uint32_t>(0);
   b.end_message();
   FamilyInfo info;
   CHECK_EQ(parse_get_family_reply(b.bytes().data(), b.size(), info), ENOENT);
@@ -122,7 +129,8 @@ TEST_CASE("genl: NEWFAMILY and DELFAMILY notifications name the family, its id a
 }
 
 TEST_CASE("genl: other controller commands, garbled notifications and truncations are not family events") {
-  for (const uint8_t cmd : {uint8_t{CTRL_CMD_NEWMCAST_GRP}, uint8_t{CTRL_CMD_DELMCAST_GRP}, uint8_t{CTRL_CMD_GETFAMILY}}) {
+  for (const uint8_t cmd :
+       {uint8_t{CTRL_CMD_NEWMCAST_GRP}, uint8_t{CTRL_CMD_DELMCAST_GRP}, uint8_t{CTRL_CMD_GETFAMILY}}) {
     const auto other = family_reply(false, cmd);
     FamilyInfo info;
     CHECK(parse_family_event(other.bytes().data(), other.size(), info) == FamilyEvent::kOther);

@@ -24,7 +24,10 @@ bool kept_by(const std::vector<sock_filter>& program, const std::vector<uint8_t>
 
 std::vector<uint8_t> sample_of_group(uint32_t group, uint16_t family = kPsampleFamily) {
   NetlinkBuilder b;
-  b.begin_message(family).genl(kCmdSample).attr_host<uint16_t>(kAttrIifindex, 2).attr_host<uint32_t>(kAttrSampleGroup, group);
+  b.begin_message(family)
+      .genl(kCmdSample)
+      .attr_host<uint16_t>(kAttrIifindex, 2)
+      .attr_host<uint32_t>(kAttrSampleGroup, group);
   b.attr(kAttrData, {1, 2, 3, 4, 5}).end_message();
   return b.bytes();
 }

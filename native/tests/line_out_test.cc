@@ -50,8 +50,9 @@ TEST_CASE("render: a group event's line, in both formats, straight into the outp
   if (!CHECK_EQ(messages.size(), size_t{1})) return;
   SampleBatch batch;
   batch.append(messages[0], b.bytes().data(), false, 0);
-  for (const auto& [format, expected] : {std::pair{LineFormat::kJson, std::string("{\"command\":\"new-group\",\"group\":10,")},
-                                         std::pair{LineFormat::kText, std::string("new-group group=10 refcount=1\n")}}) {
+  for (const auto& [format, expected] :
+       {std::pair{LineFormat::kJson, std::string("{\"command\":\"new-group\",\"group\":10,")},
+        std::pair{LineFormat::kText, std::string("new-group group=10 refcount=1\n")}}) {
     SampleLineRenderer renderer(format);
     const RenderRequest request{batch.bytes.data(), batch.size(), batch.count, layout::kLittleEndian};
     std::vector<uint8_t> out(512);
@@ -107,7 +108,8 @@ bool writes_decimal(T value) {
          CHECK(!exact.overflowed()) && CHECK(short_by_one.overflowed()) && CHECK_EQ(in_place, expected);
 }
 
-TEST_CASE("line_out, decimal.h: numbers are std::to_chars's digits at every length, both ends of each type, and negatives") {
+TEST_CASE(
+    "line_out, decimal.h: numbers are std::to_chars's digits at every length, both ends of each type, and negatives") {
   uint64_t power = 1;
   for (int digits = 1; digits <= 20; digits++) {
     for (const uint64_t v : {power - 1, power, power + 1, 2 * power - 1, 9 * power, 9 * power + power - 1}) {

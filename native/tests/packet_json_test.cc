@@ -34,16 +34,18 @@ TEST_CASE("packet_json: the OVS capture's ARP request") {
   const Message& m = messages[0];
   const std::vector<uint8_t> data(fixture->bytes.begin() + static_cast<std::ptrdiff_t>(m.data.offset),
                                   fixture->bytes.begin() + static_cast<std::ptrdiff_t>(m.data.offset + m.data.length));
-  CHECK_EQ(json_of(data, m.proto),
-           std::string("{\"link\":\"ethernet\",\"length\":42,\"etherType\":2054,\"truncated\":false,"
-                       "\"ethernet\":{\"dst\":\"ff:ff:ff:ff:ff:ff\",\"src\":\"d6:2e:62:b1:d7:39\",\"vlans\":[]},"
-                       "\"network\":{\"kind\":\"arp\",\"hardwareType\":1,\"protocolType\":2048,\"op\":1,"
-                       "\"senderMac\":\"d6:2e:62:b1:d7:39\",\"senderIp\":\"10.0.0.1\",\"targetMac\":\"00:00:00:00:00:00\","
-                       "\"targetIp\":\"10.0.0.2\"}}"));
+  CHECK_EQ(
+      json_of(data, m.proto),
+      std::string("{\"link\":\"ethernet\",\"length\":42,\"etherType\":2054,\"truncated\":false,"
+                  "\"ethernet\":{\"dst\":\"ff:ff:ff:ff:ff:ff\",\"src\":\"d6:2e:62:b1:d7:39\",\"vlans\":[]},"
+                  "\"network\":{\"kind\":\"arp\",\"hardwareType\":1,\"protocolType\":2048,\"op\":1,"
+                  "\"senderMac\":\"d6:2e:62:b1:d7:39\",\"senderIp\":\"10.0.0.1\",\"targetMac\":\"00:00:00:00:00:00\","
+                  "\"targetIp\":\"10.0.0.2\"}}"));
 }
 
 TEST_CASE("packet_json: no data is an Ethernet header cut at once") {
-  CHECK_EQ(json_of({}, 0x0800), std::string("{\"link\":\"ethernet\",\"length\":0,\"etherType\":2048,\"truncated\":true,\"truncatedLayer\":\"ethernet\"}"));
+  CHECK_EQ(json_of({}, 0x0800), std::string("{\"link\":\"ethernet\",\"length\":0,\"etherType\":2048,\"truncated\":true,"
+                                            "\"truncatedLayer\":\"ethernet\"}"));
 }
 
 TEST_CASE("packet_json: members follow the order decoding set them (the problem after the header it is in)") {
@@ -51,15 +53,20 @@ TEST_CASE("packet_json: members follow the order decoding set them (the problem 
   const std::string json = json_of(bytes_of("4500003c000000004011000001020304050607080000"), 0x0800);
   CHECK(json.find("\"network\":") < json.find("\"truncatedLayer\":\"udp\""));
   // A TCP data offset below 5 words: the transport header first, then what is wrong with it.
-  const std::string tcp = json_of(bytes_of("45000028000000004006000001020304050607080001000200000001000000022002000000000000"), 0x0800);
-  CHECK(tcp.find("\"transport\":{\"kind\":\"tcp\"") < tcp.find("\"malformed\":{\"layer\":\"tcp\",\"reason\":\"data offset 8 is below the minimum 20 bytes\"}"));
+  const std::string tcp =
+      json_of(bytes_of("45000028000000004006000001020304050607080001000200000001000000022002000000000000"), 0x0800);
+  CHECK(tcp.find("\"transport\":{\"kind\":\"tcp\"") <
+        tcp.find("\"malformed\":{\"layer\":\"tcp\",\"reason\":\"data offset 8 is below the minimum 20 bytes\"}"));
 }
 
 TEST_CASE("packet_json: IPv6 text forms (RFC 5952)") {
   const std::pair<const char*, const char*> cases[] = {
-      {"20010db8000000000000000000000001", "2001:db8::1"},     {"20010db8000000010001000100010001", "2001:db8:0:1:1:1:1:1"},
-      {"20010db8000000000001000000000001", "2001:db8::1:0:0:1"}, {"00000000000000000000000000000000", "::"},
-      {"00000000000000000000ffffc0000201", "::ffff:192.0.2.1"}, {"00000000000000000001ffffc0000201", "::1:ffff:c000:201"},
+      {"20010db8000000000000000000000001", "2001:db8::1"},
+      {"20010db8000000010001000100010001", "2001:db8:0:1:1:1:1:1"},
+      {"20010db8000000000001000000000001", "2001:db8::1:0:0:1"},
+      {"00000000000000000000000000000000", "::"},
+      {"00000000000000000000ffffc0000201", "::ffff:192.0.2.1"},
+      {"00000000000000000001ffffc0000201", "::1:ffff:c000:201"},
       {"fe800000000000000000000000000000", "fe80::"},
   };
   for (const auto& [hex, text] : cases) {
@@ -87,8 +94,8 @@ TEST_CASE("packet_json: hundreds of VLAN tags grow the string past its first roo
 
 TEST_CASE("strict_json: accepts what JSON.stringify writes, rejects the rest") {
   CHECK_EQ(StrictJson::check("{\"a\":[1,-20,true,false,null,\"x y\"],\"b\":{}}"), std::string());
-  for (const char* bad : {"", "{", "{\"a\":1,\"a\":2}", "{\"a\": 1}", "[01]", "[1.5]", "[1e3]", "\"\\n\"", "[\"\t\"]", "{}x",
-                          "[1,]", "{\"a\"}", "tru", "[\"\x80\"]", "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]"}) {
+  for (const char* bad : {"", "{", "{\"a\":1,\"a\":2}", "{\"a\": 1}", "[01]", "[1.5]", "[1e3]", "\"\\n\"", "[\"\t\"]",
+                          "{}x", "[1,]", "{\"a\"}", "tru", "[\"\x80\"]", "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]"}) {
     CHECK(!StrictJson::check(bad).empty());
   }
 }

@@ -41,9 +41,15 @@ inline std::vector<uint32_t> random_groups(Random& r) {
   std::vector<uint32_t> groups;
   for (uint32_t i = 0; i < count; i++) {
     switch (r.below(4)) {
-      case 0: groups.push_back(static_cast<uint32_t>(r.next())); break;
-      case 1: groups.push_back(r.one_in(2) ? 0 : 0xffffffffu); break;
-      default: groups.push_back(r.below(64)); break;
+      case 0:
+        groups.push_back(static_cast<uint32_t>(r.next()));
+        break;
+      case 1:
+        groups.push_back(r.one_in(2) ? 0 : 0xffffffffu);
+        break;
+      default:
+        groups.push_back(r.below(64));
+        break;
     }
   }
   return groups;
@@ -80,28 +86,46 @@ inline void add_message(Random& r, NetlinkBuilder& b, uint16_t family, uint32_t 
     if (i == group_at) b.attr_host<uint32_t>(kAttrSampleGroup | (r.one_in(8) ? kNlaFNetByteorder : 0), group);
     if (i == attributes) break;
     switch (r.below(13)) {
-      case 0: b.attr_host<uint16_t>(kAttrIifindex, static_cast<uint16_t>(r.next())); break;
-      case 1: b.attr_host<uint16_t>(kAttrOifindex, static_cast<uint16_t>(r.next())); break;
-      case 2: b.attr_host<uint32_t>(kAttrOrigsize, static_cast<uint32_t>(r.next())); break;
-      case 3: b.attr_host<uint32_t>(kAttrGroupSeq, static_cast<uint32_t>(r.next())); break;
-      case 4: b.attr_host<uint32_t>(kAttrSampleRate, static_cast<uint32_t>(r.next())); break;
+      case 0:
+        b.attr_host<uint16_t>(kAttrIifindex, static_cast<uint16_t>(r.next()));
+        break;
+      case 1:
+        b.attr_host<uint16_t>(kAttrOifindex, static_cast<uint16_t>(r.next()));
+        break;
+      case 2:
+        b.attr_host<uint32_t>(kAttrOrigsize, static_cast<uint32_t>(r.next()));
+        break;
+      case 3:
+        b.attr_host<uint32_t>(kAttrGroupSeq, static_cast<uint32_t>(r.next()));
+        break;
+      case 4:
+        b.attr_host<uint32_t>(kAttrSampleRate, static_cast<uint32_t>(r.next()));
+        break;
       case 5: {
         const std::vector<uint8_t> data = r.bytes(r.below(200));
         b.attr(kAttrData, data.data(), data.size());
         break;
       }
-      case 6: b.attr_host<uint32_t>(kAttrGroupRefcount, r.below(4)); break;
+      case 6:
+        b.attr_host<uint32_t>(kAttrGroupRefcount, r.below(4));
+        break;
       case 7:
         if (cmd == kCmdSample) add_tunnel(r, b);
         break;
-      case 8: b.attr_host<uint64_t>(kAttrTimestamp, r.next()); break;
-      case 9: b.attr_host<uint16_t>(kAttrProto, r.one_in(2) ? 0x0800 : 0x86dd); break;
+      case 8:
+        b.attr_host<uint64_t>(kAttrTimestamp, r.next());
+        break;
+      case 9:
+        b.attr_host<uint16_t>(kAttrProto, r.one_in(2) ? 0x0800 : 0x86dd);
+        break;
       case 10: {
         const std::vector<uint8_t> cookie = r.bytes(r.one_in(2) ? 8 : 16);
         b.attr(kAttrUserCookie, cookie.data(), cookie.size());
         break;
       }
-      case 11: b.flag(kAttrSampleProbability); break;
+      case 11:
+        b.flag(kAttrSampleProbability);
+        break;
       default: {  // an attribute of a newer kernel
         const std::vector<uint8_t> payload = r.bytes(r.below(12));
         b.attr(static_cast<uint16_t>(kAttrCount + r.below(40)), payload.data(), payload.size());

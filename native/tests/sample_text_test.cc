@@ -48,8 +48,10 @@ TEST_CASE("packet_text: no data, raw IP, an IPv4 header cut in its transport") {
 }
 
 TEST_CASE("packet_text: a TCP data offset below 5 words is malformed, after the flags") {
-  CHECK_EQ(text_of(bytes_of("45000028000000004006000001020304050607080001000200000001000000022012000000000000"), 0x0800),
-           std::string("1.2.3.4:1 > 5.6.7.8:2 TCP [SYN,ACK] len=40 malformed tcp: data offset 8 is below the minimum 20 bytes"));
+  CHECK_EQ(
+      text_of(bytes_of("45000028000000004006000001020304050607080001000200000001000000022012000000000000"), 0x0800),
+      std::string(
+          "1.2.3.4:1 > 5.6.7.8:2 TCP [SYN,ACK] len=40 malformed tcp: data offset 8 is below the minimum 20 bytes"));
 }
 
 TEST_CASE("sample_text: the OVS capture's line, with and without its event, and the renderer's walk") {

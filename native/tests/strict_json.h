@@ -43,16 +43,22 @@ class StrictJson {
     if (depth > kMaxDepth) return fail("nesting too deep");
     if (at_ >= text_.size()) return fail("a value missing");
     switch (text_[at_]) {
-      case '{': return object(depth);
-      case '[': return array(depth);
+      case '{':
+        return object(depth);
+      case '[':
+        return array(depth);
       case '"': {
         std::string ignored;
         return string(ignored);
       }
-      case 't': return literal("true");
-      case 'f': return literal("false");
-      case 'n': return literal("null");
-      default: return number();
+      case 't':
+        return literal("true");
+      case 'f':
+        return literal("false");
+      case 'n':
+        return literal("null");
+      default:
+        return number();
     }
   }
 

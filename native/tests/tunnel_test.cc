@@ -65,7 +65,7 @@ TEST_CASE("a tunnel key shorter than its type makes the message malformed") {
   const struct {
     uint16_t type;
     size_t width;
-  } fixed[] = {{kTunId, 8},    {kTunIpv4Src, 4}, {kTunIpv4Dst, 4},  {kTunTos, 1},        {kTunTtl, 1},
+  } fixed[] = {{kTunId, 8},    {kTunIpv4Src, 4}, {kTunIpv4Dst, 4},  {kTunTos, 1},     {kTunTtl, 1},
                {kTunTpSrc, 2}, {kTunTpDst, 2},   {kTunIpv6Src, 16}, {kTunIpv6Dst, 16}};
   const uint8_t zeros[16] = {};
   for (const auto& key : fixed) {

@@ -66,7 +66,13 @@ function describe(sample) {
       app: 'acl-est',
       message: `Allowed by network policy allow-frontend-to-backend-${events.size}, direction Ingress (café)`,
       action: 'allow-related',
-      owner: Object.freeze({ kind: 'NetworkPolicy', namespace: 'shop', name: `allow-frontend-to-backend-${events.size}`, direction: 'Ingress', controller: 'default-network-controller' }),
+      owner: Object.freeze({
+        kind: 'NetworkPolicy',
+        namespace: 'shop',
+        name: `allow-frontend-to-backend-${events.size}`,
+        direction: 'Ingress',
+        controller: 'default-network-controller',
+      }),
       acl: Object.freeze({
         uuid: `0a5c6f2e-1d3b-4c8e-9f00-00000000000${events.size}`,
         name: `NP:${policy}:Ingress:0`,

@@ -47,9 +47,13 @@ function lineCount(path) {
 async function measure(sender, dist, format) {
   const out = join(tmpdir(), `ovn-psample-listen-${process.pid}.out`);
   const fd = openSync(out, 'w');
-  const child = spawn(process.execPath, [join(dist, 'cli', 'main.js'), 'listen', '--source', `usersock:${options.family}:${options.group}`, '--format', format, '--no-enrich'], {
-    stdio: ['ignore', fd, 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(dist, 'cli', 'main.js'), 'listen', '--source', `usersock:${options.family}:${options.group}`, '--format', format, '--no-enrich'],
+    {
+      stdio: ['ignore', fd, 'pipe'],
+    },
+  );
   closeSync(fd);
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

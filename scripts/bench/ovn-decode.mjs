@@ -123,8 +123,12 @@ for (let round = 0; round < rounds; round++) {
   smallNs.push(timeDecodes(small));
   largeNs.push(timeDecodes(large));
   referenceNs.push(timeReference());
-  console.log(`round ${round + 1}: 1k ACLs ${smallNs.at(-1).toFixed(0)} ns | 100k ACLs ${largeNs.at(-1).toFixed(0)} ns | reference ${referenceNs.at(-1).toFixed(0)} ns`);
+  console.log(
+    `round ${round + 1}: 1k ACLs ${smallNs.at(-1).toFixed(0)} ns | 100k ACLs ${largeNs.at(-1).toFixed(0)} ns | reference ${referenceNs.at(-1).toFixed(0)} ns`,
+  );
 }
 const [s, l, r] = [median(smallNs), median(largeNs), median(referenceNs)];
-console.log(`median: decode ${s.toFixed(0)} ns at 1k ACLs, ${l.toFixed(0)} ns at 100k ACLs (goal ratio ~1: O(1)); reference ${r.toFixed(0)} ns`);
+console.log(
+  `median: decode ${s.toFixed(0)} ns at 1k ACLs, ${l.toFixed(0)} ns at 100k ACLs (goal ratio ~1: O(1)); reference ${r.toFixed(0)} ns`,
+);
 console.log(`RESULT scale_ratio=${(l / s).toFixed(2)} ref_ratio=${(l / r).toFixed(2)} decode_ns=${l.toFixed(0)}`);

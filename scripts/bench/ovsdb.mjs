@@ -47,7 +47,10 @@ if (!existsSync(join(distDir, 'ovn', 'decoder.js'))) {
   console.error(`${distDir}/ovn/decoder.js is missing: run \`npm run build\` first, then \`npm run bench:ovsdb\`.`);
   process.exit(1);
 }
-for (const [flag, count] of [['acls', aclCount], ['flows', flowCount]]) {
+for (const [flag, count] of [
+  ['acls', aclCount],
+  ['flows', flowCount],
+]) {
   if (!Number.isInteger(count) || count < ACLS_PER_PORT_GROUP || count % ACLS_PER_PORT_GROUP !== 0) {
     console.error(`--${flag} ${options[flag]}: give a multiple of ${ACLS_PER_PORT_GROUP}.`);
     process.exit(1);
@@ -59,9 +62,20 @@ function schemaPaths() {
   const cache = process.env.OVN_PSAMPLE_CACHE ?? join(projectRoot, 'node_modules', '.cache', 'ovn-psample');
   const dir = join(cache, `ovn-schemas-${OVN_RELEASE}`);
   mkdirSync(cache, { recursive: true });
-  execFileSync('flock', [join(cache, 'apt.lock'), 'sh', join(projectRoot, 'test', 'support', 'fetch-ovn-schemas.sh'), join(cache, 'apt-trixie'), dir, OVN_RELEASE], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  execFileSync(
+    'flock',
+    [
+      join(cache, 'apt.lock'),
+      'sh',
+      join(projectRoot, 'test', 'support', 'fetch-ovn-schemas.sh'),
+      join(cache, 'apt-trixie'),
+      dir,
+      OVN_RELEASE,
+    ],
+    {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   return { nb: join(dir, 'ovn-nb.ovsschema'), sb: join(dir, 'ovn-sb.ovsschema') };
 }
 
@@ -96,12 +110,15 @@ function portGroupOps(group) {
         match: `outport == @pg${group} && ip4.src == 10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255} && tcp.dst == ${1 + (n % 65535)}`,
         name: `np${n}`,
         sample_new: ['named-uuid', `s${i}`],
-        external_ids: ['map', [
-          ['k8s.ovn.org/name', `namespace${n % 200}:policy${n % 5000}`],
-          ['k8s.ovn.org/owner-type', 'NetworkPolicy'],
-          ['k8s.ovn.org/owner-controller', 'default-network-controller'],
-          ['k8s.ovn.org/id', `default-network-controller:NetworkPolicy:namespace${n % 200}:policy${n % 5000}:Ingress:${n}`],
-        ]],
+        external_ids: [
+          'map',
+          [
+            ['k8s.ovn.org/name', `namespace${n % 200}:policy${n % 5000}`],
+            ['k8s.ovn.org/owner-type', 'NetworkPolicy'],
+            ['k8s.ovn.org/owner-controller', 'default-network-controller'],
+            ['k8s.ovn.org/id', `default-network-controller:NetworkPolicy:namespace${n % 200}:policy${n % 5000}:Ingress:${n}`],
+          ],
+        ],
       },
       'uuid-name': `a${i}`,
     });
@@ -127,7 +144,10 @@ function logicalFlowOps(batch, datapathUuids) {
     const n = batch * ACLS_PER_PORT_GROUP + i;
     const [pipeline, tableId, stage, actions] = STAGES[n % STAGES.length];
     const port = `ns${n % 200}_pod-${n.toString(36)}`;
-    const externalIds = [['stage-name', stage], ['source', `northd.c:${5000 + (n % 900)}`]];
+    const externalIds = [
+      ['stage-name', stage],
+      ['source', `northd.c:${5000 + (n % 900)}`],
+    ];
     if (n % 4 === 0) {
       externalIds.push(['stage-hint', (0x10000000 + n).toString(16)]);
     }
@@ -152,16 +172,35 @@ function datapathOps() {
   return Array.from({ length: DATAPATHS }, (_, d) => ({
     op: 'insert',
     table: 'Datapath_Binding',
-    row: { tunnel_key: d + 1, external_ids: ['map', [['name', `node-${d}`], ['logical-switch', `00000000-0000-4000-8000-${String(d).padStart(12, '0')}`]]] },
+    row: {
+      tunnel_key: d + 1,
+      external_ids: [
+        'map',
+        [
+          ['name', `node-${d}`],
+          ['logical-switch', `00000000-0000-4000-8000-${String(d).padStart(12, '0')}`],
+        ],
+      ],
+    },
   }));
 }
 
 async function startServer(name, schema) {
   const socket = join(dir, `${name}.sock`);
   execFileSync('ovsdb-tool', ['create', join(dir, `${name}.db`), schema]);
-  const child = spawn('ovsdb-server', [join(dir, `${name}.db`), `--remote=punix:${socket}`, `--unixctl=${join(dir, `${name}.ctl`)}`, `--log-file=${join(dir, `${name}.log`)}`, '-vconsole:off'], {
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'ovsdb-server',
+    [
+      join(dir, `${name}.db`),
+      `--remote=punix:${socket}`,
+      `--unixctl=${join(dir, `${name}.ctl`)}`,
+      `--log-file=${join(dir, `${name}.log`)}`,
+      '-vconsole:off',
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
   servers.push(child);
   await waitForSocket(socket, child);
   return socket;
@@ -172,7 +211,9 @@ function timeDump(socket) {
     const started = process.hrtime.bigint();
     const dump = spawn('ovsdb-client', ['dump', `unix:${socket}`, 'OVN_Northbound'], { stdio: ['ignore', 'ignore', 'inherit'] });
     dump.on('error', reject);
-    dump.on('close', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`ovsdb-client dump exited with ${code}`))));
+    dump.on('close', (code) =>
+      code === 0 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`ovsdb-client dump exited with ${code}`)),
+    );
   });
 }
 
@@ -204,7 +245,9 @@ try {
     await writer.transact('OVN_Northbound', portGroupOps(group));
   }
   await writer.close();
-  console.log(`database: ${aclCount} ACLs + ${aclCount} Samples in ${aclCount / ACLS_PER_PORT_GROUP} port groups, written in ${(Number(process.hrtime.bigint() - populateStarted) / 1e9).toFixed(1)} s`);
+  console.log(
+    `database: ${aclCount} ACLs + ${aclCount} Samples in ${aclCount / ACLS_PER_PORT_GROUP} port groups, written in ${(Number(process.hrtime.bigint() - populateStarted) / 1e9).toFixed(1)} s`,
+  );
   const sbWriter = await OvsdbClient.connect(`unix:${sbSocket}`);
   const sbStarted = process.hrtime.bigint();
   const datapathUuids = (await sbWriter.transact('OVN_Southbound', datapathOps())).map((result) => result.uuid[1]);
@@ -212,32 +255,62 @@ try {
     await sbWriter.transact('OVN_Southbound', logicalFlowOps(batch, datapathUuids));
   }
   await sbWriter.close();
-  console.log(`southbound: ${flowCount} Logical_Flows over ${DATAPATHS} datapaths, written in ${(Number(process.hrtime.bigint() - sbStarted) / 1e9).toFixed(1)} s`);
+  console.log(
+    `southbound: ${flowCount} Logical_Flows over ${DATAPATHS} datapaths, written in ${(Number(process.hrtime.bigint() - sbStarted) / 1e9).toFixed(1)} s`,
+  );
 
   const dumps = [];
   const syncs = [];
   for (let r = 0; r < repetitions; r++) {
     dumps.push(await timeDump(socket));
-    syncs.push(await runToCompletion(process.execPath, [join(benchDir, 'lib', 'ovsdb-sync.mjs'), distDir, `unix:${socket}`, String(ACL_NEW_APP_ID), String(r), String(aclCount)]));
+    syncs.push(
+      await runToCompletion(process.execPath, [
+        join(benchDir, 'lib', 'ovsdb-sync.mjs'),
+        distDir,
+        `unix:${socket}`,
+        String(ACL_NEW_APP_ID),
+        String(r),
+        String(aclCount),
+      ]),
+    );
     const last = syncs.at(-1);
     console.log(
       `run ${r + 1}: dump ${dumps.at(-1).toFixed(0)} ms | sync ${last.syncMs.toFixed(0)} ms, ${last.rows} rows, rss ${last.rssMb.toFixed(0)} MB, decode ${last.decodeNs.toFixed(0)} ns, 1,000-ACL change ${last.changeMs.toFixed(0)} ms`,
     );
   }
-  const measureMirrors = (dist) => runToCompletion(process.execPath, ['--expose-gc', join(benchDir, 'lib', 'ovsdb-mirrors.mjs'), dist, `unix:${socket}`, `unix:${sbSocket}`]);
+  const measureMirrors = (dist) =>
+    runToCompletion(process.execPath, [
+      '--expose-gc',
+      join(benchDir, 'lib', 'ovsdb-mirrors.mjs'),
+      dist,
+      `unix:${socket}`,
+      `unix:${sbSocket}`,
+    ]);
   const mirrors = [];
   const baselineMirrors = [];
   for (let r = 0; r < repetitions; r++) {
     mirrors.push(await measureMirrors(distDir));
     const last = mirrors.at(-1);
-    console.log(`NB+SB mirrors ${r + 1}: synced in ${last.syncMs.toFixed(0)} ms, rss ${last.rssMb.toFixed(0)} MB, heap ${last.heapMb.toFixed(0)} MB (of ${last.heapTotalMb.toFixed(0)} MB reserved), external ${last.externalMb.toFixed(0)} MB`);
+    console.log(
+      `NB+SB mirrors ${r + 1}: synced in ${last.syncMs.toFixed(0)} ms, rss ${last.rssMb.toFixed(0)} MB, heap ${last.heapMb.toFixed(0)} MB (of ${last.heapTotalMb.toFixed(0)} MB reserved), external ${last.externalMb.toFixed(0)} MB`,
+    );
     if (options.baseline !== undefined) {
       baselineMirrors.push(await measureMirrors(options.baseline));
       const base = baselineMirrors.at(-1);
-      console.log(`NB+SB mirrors ${r + 1}, baseline ${options.baseline}: synced in ${base.syncMs.toFixed(0)} ms, rss ${base.rssMb.toFixed(0)} MB, heap ${base.heapMb.toFixed(0)} MB (of ${base.heapTotalMb.toFixed(0)} MB reserved), external ${base.externalMb.toFixed(0)} MB`);
+      console.log(
+        `NB+SB mirrors ${r + 1}, baseline ${options.baseline}: synced in ${base.syncMs.toFixed(0)} ms, rss ${base.rssMb.toFixed(0)} MB, heap ${base.heapMb.toFixed(0)} MB (of ${base.heapTotalMb.toFixed(0)} MB reserved), external ${base.externalMb.toFixed(0)} MB`,
+      );
     }
   }
-  const cacheOnly = await runToCompletion(process.execPath, [join(benchDir, 'lib', 'ovsdb-sync.mjs'), distDir, `unix:${socket}`, String(ACL_NEW_APP_ID), '0', String(aclCount), 'cache-only']);
+  const cacheOnly = await runToCompletion(process.execPath, [
+    join(benchDir, 'lib', 'ovsdb-sync.mjs'),
+    distDir,
+    `unix:${socket}`,
+    String(ACL_NEW_APP_ID),
+    '0',
+    String(aclCount),
+    'cache-only',
+  ]);
   console.log(`TableCache alone (no decoder): sync ${cacheOnly.syncMs.toFixed(0)} ms, rss ${cacheOnly.rssMb.toFixed(0)} MB`);
   const dumpMs = median(dumps);
   const syncMs = median(syncs.map((run) => run.syncMs));
@@ -245,12 +318,18 @@ try {
   const decodeNs = median(syncs.map((run) => run.decodeNs));
   const changeMs = median(syncs.map((run) => run.changeMs));
   console.log(`median: ovsdb-client dump ${dumpMs.toFixed(0)} ms, OvnSampleDecoder sync ${syncMs.toFixed(0)} ms (goal ratio <= 1.5)`);
-  console.log(`median: rss after sync ${rssMb.toFixed(0)} MB (goal <= 300), decode ${decodeNs.toFixed(0)} ns/sample (goal <= 1000), 1,000-ACL change reflected in ${changeMs.toFixed(0)} ms`);
+  console.log(
+    `median: rss after sync ${rssMb.toFixed(0)} MB (goal <= 300), decode ${decodeNs.toFixed(0)} ns/sample (goal <= 1000), 1,000-ACL change reflected in ${changeMs.toFixed(0)} ms`,
+  );
   const resyncs = syncs.map((run) => run.resyncMs).filter((ms) => ms !== null);
-  console.log(`median: full resync of the ${aclCount}-ACL NB mirror on a live session ${resyncs.length === 0 ? 'n/a (this build does not resync)' : `${median(resyncs).toFixed(0)} ms`}`);
+  console.log(
+    `median: full resync of the ${aclCount}-ACL NB mirror on a live session ${resyncs.length === 0 ? 'n/a (this build does not resync)' : `${median(resyncs).toFixed(0)} ms`}`,
+  );
   const nbSbRssMb = median(mirrors.map((run) => run.rssMb));
   const nbSbHeapMb = median(mirrors.map((run) => run.heapMb));
-  console.log(`median: NB (${aclCount} ACLs) + SB (${flowCount} logical flows) mirrors of one decoder: rss ${nbSbRssMb.toFixed(0)} MB, heap ${nbSbHeapMb.toFixed(0)} MB`);
+  console.log(
+    `median: NB (${aclCount} ACLs) + SB (${flowCount} logical flows) mirrors of one decoder: rss ${nbSbRssMb.toFixed(0)} MB, heap ${nbSbHeapMb.toFixed(0)} MB`,
+  );
   if (baselineMirrors.length > 0) {
     const baseRss = median(baselineMirrors.map((run) => run.rssMb));
     const baseHeap = median(baselineMirrors.map((run) => run.heapMb));
@@ -258,7 +337,9 @@ try {
       `median, baseline: rss ${baseRss.toFixed(0)} MB, heap ${baseHeap.toFixed(0)} MB; this build / baseline: rss ${(nbSbRssMb / baseRss).toFixed(2)}, heap ${(nbSbHeapMb / baseHeap).toFixed(2)}`,
     );
   }
-  console.log(`RESULT sync_ratio=${(syncMs / dumpMs).toFixed(2)} rss_mb=${rssMb.toFixed(0)} decode_ns=${decodeNs.toFixed(0)} nb_sb_rss_mb=${nbSbRssMb.toFixed(0)} nb_sb_heap_mb=${nbSbHeapMb.toFixed(0)}`);
+  console.log(
+    `RESULT sync_ratio=${(syncMs / dumpMs).toFixed(2)} rss_mb=${rssMb.toFixed(0)} decode_ns=${decodeNs.toFixed(0)} nb_sb_rss_mb=${nbSbRssMb.toFixed(0)} nb_sb_heap_mb=${nbSbHeapMb.toFixed(0)}`,
+  );
 } finally {
   cleanUp();
 }

@@ -46,7 +46,7 @@ const PSAMPLE_ATTR_PROTO = 14;
 function capturedSample(file) {
   const message = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
   const sample = {};
-  for (let offset = 20; offset + 4 <= message.length; ) {
+  for (let offset = 20; offset + 4 <= message.length;) {
     const length = message.readUInt16LE(offset);
     const type = message.readUInt16LE(offset + 2) & 0x3fff;
     if (length < 4) break;
@@ -66,8 +66,14 @@ samples.push(
     proto: 0x0800,
     data: Buffer.from(
       '0a580af4000c0a580af400050800' +
-        '4500002c1c46400040060000' + '0af400050a60000a' +
-        '87070050' + '12345678' + '00000000' + '6002faf0' + '00000000' + '020405b4',
+        '4500002c1c46400040060000' +
+        '0af400050a60000a' +
+        '87070050' +
+        '12345678' +
+        '00000000' +
+        '6002faf0' +
+        '00000000' +
+        '020405b4',
       'hex',
     ),
   },
@@ -134,7 +140,11 @@ for (const work of Object.values(cases)) timePerPacket(work);
 const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
 for (let round = 0; round < rounds; round++) {
   for (const [name, work] of Object.entries(cases)) times[name].push(timePerPacket(work));
-  console.log(`round ${round + 1}: ${Object.keys(cases).map((name) => `${name} ${times[name].at(-1).toFixed(1)} ns`).join(', ')}`);
+  console.log(
+    `round ${round + 1}: ${Object.keys(cases)
+      .map((name) => `${name} ${times[name].at(-1).toFixed(1)} ns`)
+      .join(', ')}`,
+  );
 }
 const ns = Object.fromEntries(Object.entries(times).map(([name, list]) => [name, median(list)]));
 let result =

@@ -82,21 +82,26 @@ int main(int argc, char** argv) {
   unsigned long group = 0, family = 0, count = 0, rcvbuf = 0;
   int latency = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--latency")) latency = 1;
+    if (!strcmp(argv[i], "--latency"))
+      latency = 1;
     else if (i + 1 >= argc) {
       fprintf(stderr, "ref-reader: %s needs a value\n", argv[i]);
       return 2;
-    } else if (!strcmp(argv[i], "--group")) group = parse_number(argv[++i], "--group");
-    else if (!strcmp(argv[i], "--family")) family = parse_number(argv[++i], "--family");
-    else if (!strcmp(argv[i], "--count")) count = parse_number(argv[++i], "--count");
-    else if (!strcmp(argv[i], "--rcvbuf")) rcvbuf = parse_number(argv[++i], "--rcvbuf");
+    } else if (!strcmp(argv[i], "--group"))
+      group = parse_number(argv[++i], "--group");
+    else if (!strcmp(argv[i], "--family"))
+      family = parse_number(argv[++i], "--family");
+    else if (!strcmp(argv[i], "--count"))
+      count = parse_number(argv[++i], "--count");
+    else if (!strcmp(argv[i], "--rcvbuf"))
+      rcvbuf = parse_number(argv[++i], "--rcvbuf");
     else {
       fprintf(stderr, "ref-reader: unknown option %s\n", argv[i]);
       return 2;
     }
   }
-  if (group < 1 || group > 32 || family < NLMSG_MIN_TYPE || family > 0xffff || count == 0 ||
-      rcvbuf == 0 || rcvbuf > INT32_MAX) {
+  if (group < 1 || group > 32 || family < NLMSG_MIN_TYPE || family > 0xffff || count == 0 || rcvbuf == 0 ||
+      rcvbuf > INT32_MAX) {
     fprintf(stderr,
             "usage: ref-reader --group 1..32 --family 16..65535 --count N --rcvbuf BYTES "
             "[--latency]\n");
@@ -183,19 +188,17 @@ int main(int argc, char** argv) {
   close(fd);
 
   double seconds = (double)(last - first) / 1e9;
-  printf("{\"received\":%llu,\"datagrams\":%llu,\"kernelDrops\":%u,\"foreign\":%llu,"
-         "\"seconds\":%.6f,\"cpuSeconds\":%.6f,\"rcvbuf\":%d,\"stop\":\"%s\"",
-         (unsigned long long)received, (unsigned long long)datagrams, meminfo[SK_MEMINFO_DROPS],
-         (unsigned long long)foreign, seconds, cpu_seconds, effective_rcvbuf,
-         stop_reason);
+  printf(
+      "{\"received\":%llu,\"datagrams\":%llu,\"kernelDrops\":%u,\"foreign\":%llu,"
+      "\"seconds\":%.6f,\"cpuSeconds\":%.6f,\"rcvbuf\":%d,\"stop\":\"%s\"",
+      (unsigned long long)received, (unsigned long long)datagrams, meminfo[SK_MEMINFO_DROPS],
+      (unsigned long long)foreign, seconds, cpu_seconds, effective_rcvbuf, stop_reason);
   if (latency && received > 0) {
     size_t n = received < count ? (size_t)received : (size_t)count;
     qsort(latencies, n, sizeof *latencies, compare_u64);
     printf(",\"latencyNs\":{\"p50\":%llu,\"p99\":%llu,\"p999\":%llu,\"max\":%llu}",
-           (unsigned long long)percentile(latencies, n, 50),
-           (unsigned long long)percentile(latencies, n, 99),
-           (unsigned long long)percentile(latencies, n, 99.9),
-           (unsigned long long)latencies[n - 1]);
+           (unsigned long long)percentile(latencies, n, 50), (unsigned long long)percentile(latencies, n, 99),
+           (unsigned long long)percentile(latencies, n, 99.9), (unsigned long long)latencies[n - 1]);
   }
   printf("}\n");
   return 0;

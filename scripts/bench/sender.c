@@ -81,8 +81,8 @@ static uint32_t build_sampled_frame(uint8_t frame[SAMPLED_BYTES]) {
   uint8_t full[14 + 20 + 32 + sizeof payload];
   memset(full, 0, sizeof full);
 
-  static const uint8_t ethernet[14] = {0x0a, 0x58, 0x0a, 0xf4, 0x01, 0x05, 0x0a, 0x58,
-                                       0x0a, 0xf4, 0x01, 0x01, 0x08, 0x00};
+  static const uint8_t ethernet[14] = {0x0a, 0x58, 0x0a, 0xf4, 0x01, 0x05, 0x0a,
+                                       0x58, 0x0a, 0xf4, 0x01, 0x01, 0x08, 0x00};
   memcpy(full, ethernet, sizeof ethernet);
 
   uint8_t* ip = full + 14;
@@ -101,9 +101,9 @@ static uint32_t build_sampled_frame(uint8_t frame[SAMPLED_BYTES]) {
   ip[11] = (uint8_t)checksum;
 
   static const uint8_t tcp[32] = {
-      0xa4, 0x1e, 0x1f, 0x90,                          // 42014 -> 8080
-      0x6b, 0x8b, 0x45, 0x67, 0x1c, 0x2d, 0x3e, 0x4f,  // seq, ack
-      0x80, 0x18, 0x01, 0xf6, 0x3a, 0x7c, 0x00, 0x00,  // doff 8, PSH|ACK, window, checksum
+      0xa4, 0x1e, 0x1f, 0x90,                                                  // 42014 -> 8080
+      0x6b, 0x8b, 0x45, 0x67, 0x1c, 0x2d, 0x3e, 0x4f,                          // seq, ack
+      0x80, 0x18, 0x01, 0xf6, 0x3a, 0x7c, 0x00, 0x00,                          // doff 8, PSH|ACK, window, checksum
       0x01, 0x01, 0x08, 0x0a, 0x9a, 0x1b, 0x2c, 0x3d, 0x5e, 0x6f, 0x70, 0x81,  // NOP NOP TS
   };
   memcpy(ip + 20, tcp, sizeof tcp);
@@ -189,10 +189,14 @@ int main(int argc, char** argv) {
       fprintf(stderr, "sender: %s needs a value\n", argv[i]);
       return 2;
     }
-    if (!strcmp(argv[i], "--group")) group = parse_number(argv[++i], "--group");
-    else if (!strcmp(argv[i], "--family")) family = parse_number(argv[++i], "--family");
-    else if (!strcmp(argv[i], "--count")) count = parse_number(argv[++i], "--count");
-    else if (!strcmp(argv[i], "--rate")) rate = parse_number(argv[++i], "--rate");
+    if (!strcmp(argv[i], "--group"))
+      group = parse_number(argv[++i], "--group");
+    else if (!strcmp(argv[i], "--family"))
+      family = parse_number(argv[++i], "--family");
+    else if (!strcmp(argv[i], "--count"))
+      count = parse_number(argv[++i], "--count");
+    else if (!strcmp(argv[i], "--rate"))
+      rate = parse_number(argv[++i], "--rate");
     else {
       fprintf(stderr, "sender: unknown option %s\n", argv[i]);
       return 2;
@@ -223,8 +227,7 @@ int main(int argc, char** argv) {
     // that much: above ~20k/s the rate fell far short of the one asked).
     if (interval_ns && now_ns(CLOCK_MONOTONIC) < start + i * interval_ns) {
       uint64_t due = start + i * interval_ns;
-      struct timespec deadline = {.tv_sec = (time_t)(due / 1000000000ull),
-                                  .tv_nsec = (long)(due % 1000000000ull)};
+      struct timespec deadline = {.tv_sec = (time_t)(due / 1000000000ull), .tv_nsec = (long)(due % 1000000000ull)};
       while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR) {
       }
     }
@@ -247,11 +250,11 @@ int main(int argc, char** argv) {
   double seconds = (double)(now_ns(CLOCK_MONOTONIC) - start) / 1e9;
   close(fd);
 
-  printf("{\"sent\":%lu,\"messageBytes\":%zu,\"seconds\":%.6f,\"rate\":%.0f}\n",
-         count - (unsigned long)failed, m.length, seconds, (double)(count - failed) / seconds);
+  printf("{\"sent\":%lu,\"messageBytes\":%zu,\"seconds\":%.6f,\"rate\":%.0f}\n", count - (unsigned long)failed,
+         m.length, seconds, (double)(count - failed) / seconds);
   if (failed) {
-    fprintf(stderr, "sender: %llu of %lu sends failed, the first with: %s\n", (unsigned long long)failed,
-            count, strerror(first_errno));
+    fprintf(stderr, "sender: %llu of %lu sends failed, the first with: %s\n", (unsigned long long)failed, count,
+            strerror(first_errno));
     return 1;
   }
   return 0;

@@ -46,8 +46,6 @@ for (const file of results.testResults ?? []) {
     }
   }
 }
-console.log(
-  `lab: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped (vitest exit ${exitCode ?? 'unknown'})`,
-);
+console.log(`lab: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped (vitest exit ${exitCode ?? 'unknown'})`);
 const ok = counts.failed === 0 && counts.passed > 0 && exitCode === '0';
 process.exit(ok ? 0 : 1);

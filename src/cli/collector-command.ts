@@ -1,6 +1,13 @@
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
-import { collectorSets, DEFAULT_BRIDGE, DEFAULT_LOCAL_GROUP, ownerText, OVN_KUBERNETES_COLLECTOR_SET_ID, type CollectorSetInfo } from '../ovs/collector-set';
+import {
+  collectorSets,
+  DEFAULT_BRIDGE,
+  DEFAULT_LOCAL_GROUP,
+  ownerText,
+  OVN_KUBERNETES_COLLECTOR_SET_ID,
+  type CollectorSetInfo,
+} from '../ovs/collector-set';
 import { addCollector, removeCollector } from '../ovs/collector';
 import { DEFAULT_OVS_REMOTE, type LocalOvs } from '../ovs/local-ovs';
 import { psampleSupport, type PsampleSupport } from '../ovs/psample-support';
@@ -21,7 +28,12 @@ interface CollectorFlags extends SslFlags {
 }
 
 function supportJson(support: PsampleSupport): Record<string, unknown> {
-  return { supported: support.supported ?? null, datapathType: support.datapathType, ovsVersion: support.ovsVersion ?? null, reason: support.reason };
+  return {
+    supported: support.supported ?? null,
+    datapathType: support.datapathType,
+    ovsVersion: support.ovsVersion ?? null,
+    reason: support.reason,
+  };
 }
 
 function setJson(set: CollectorSetInfo): Record<string, unknown> {
@@ -39,11 +51,21 @@ function setJson(set: CollectorSetInfo): Record<string, unknown> {
 
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 async function withOvs<T>(flags: CollectorFlags, use: (ovs: LocalOvs, log: Logger) => Promise<T>): Promise<T> {
-  const log = createLogger({ level: flags.logLevel === undefined ? 'info' : parseLogLevel(flags.logLevel), ...(flags.logFormat === undefined ? {} : { format: flags.logFormat }) });
+  const log = createLogger({
+    level: flags.logLevel === undefined ? 'info' : parseLogLevel(flags.logLevel),
+    ...(flags.logFormat === undefined ? {} : { format: flags.logFormat }),
+  });
   setCommandLogger(log);
   const ovs = await openLocalOvs(flags.db, sslOptions(flags));
   try {
@@ -61,8 +83,13 @@ function common(command: Command, withGroup: boolean): Command {
   command
     .option('--db <remote>', `the node's OVS database`, DEFAULT_OVS_REMOTE)
     .option('--bridge <name>', 'the integration bridge', DEFAULT_BRIDGE)
-    .option('--id <id>', "Flow_Sample_Collector_Set id (OVN-Kubernetes' Sample_Collector uses 42)", String(OVN_KUBERNETES_COLLECTOR_SET_ID));
-  if (withGroup) command.option('--group <n>', `psample group of a set this creates (an existing set keeps its own; default ${DEFAULT_LOCAL_GROUP})`);
+    .option(
+      '--id <id>',
+      "Flow_Sample_Collector_Set id (OVN-Kubernetes' Sample_Collector uses 42)",
+      String(OVN_KUBERNETES_COLLECTOR_SET_ID),
+    );
+  if (withGroup)
+    command.option('--group <n>', `psample group of a set this creates (an existing set keeps its own; default ${DEFAULT_LOCAL_GROUP})`);
   addSslOptions(command);
   return command
     .addOption(new Option('--format <format>', 'text or json').choices(['text', 'json']).default('text'))
@@ -95,17 +122,25 @@ Examples:
         const claim = await addCollector(ovs, { bridge: flags.bridge, id, ...(group === undefined ? {} : { group }) });
         if (claim.support.supported === undefined) log.warn({ datapath: claim.support.datapathType }, claim.support.reason);
         if (claim.owned) {
-          log.info(`created Flow_Sample_Collector_Set ${id} on ${flags.bridge} with psample group ${claim.group} (external_ids:owner=ovn-psample); remove it with: ovn-psample collector remove --id ${id}`);
+          log.info(
+            `created Flow_Sample_Collector_Set ${id} on ${flags.bridge} with psample group ${claim.group} (external_ids:owner=ovn-psample); remove it with: ovn-psample collector remove --id ${id}`,
+          );
         } else {
-          log.info(`Flow_Sample_Collector_Set ${id} on ${flags.bridge} already sends samples to psample group ${claim.group} (${ownerText(claim.set)}): reusing it unchanged`);
+          log.info(
+            `Flow_Sample_Collector_Set ${id} on ${flags.bridge} already sends samples to psample group ${claim.group} (${ownerText(claim.set)}): reusing it unchanged`,
+          );
         }
         if (claim.groupDiffers) log.warn(`--group ${group} ignored: the existing set uses group ${claim.group}`);
-        print(flags.format === 'json' ? JSON.stringify({ group: claim.group, created: claim.owned, set: setJson(claim.set), psample: supportJson(claim.support) }) : String(claim.group));
+        print(
+          flags.format === 'json'
+            ? JSON.stringify({ group: claim.group, created: claim.owned, set: setJson(claim.set), psample: supportJson(claim.support) })
+            : String(claim.group),
+        );
       });
     });
 
   common(collector.command('remove'), false)
-    .description('remove collector set --id from --bridge, if ovn-psample made it (never anyone else\'s)')
+    .description("remove collector set --id from --bridge, if ovn-psample made it (never anyone else's)")
     .action(async (flags: CollectorFlags) => {
       const id = wholeNumber('--id', flags.id, 0, 0xffffffff);
       await withOvs(flags, async (ovs, log) => {
@@ -126,10 +161,18 @@ Examples:
           print(JSON.stringify({ sets: sets.map(setJson), psample: { bridge: flags.bridge, ...supportJson(support) } }));
           return;
         }
-        const rows = sets.map((set) => [set.bridge, String(set.id), set.localGroupId === undefined ? '-' : String(set.localGroupId), set.ipfix ? 'yes' : 'no', set.ours ? `${set.owner} (ours)` : (set.owner ?? '-')]);
+        const rows = sets.map((set) => [
+          set.bridge,
+          String(set.id),
+          set.localGroupId === undefined ? '-' : String(set.localGroupId),
+          set.ipfix ? 'yes' : 'no',
+          set.ours ? `${set.owner} (ours)` : (set.owner ?? '-'),
+        ]);
         print(table([['BRIDGE', 'ID', 'PSAMPLE-GROUP', 'IPFIX', 'OWNER'], ...rows]));
         const verdict = support.supported === true ? 'yes' : support.supported === false ? 'no' : 'unknown';
-        print(`psample on ${flags.bridge} (${support.datapathType} datapath${support.ovsVersion === undefined ? '' : `, OVS ${support.ovsVersion}`}): ${verdict}. ${support.reason}`);
+        print(
+          `psample on ${flags.bridge} (${support.datapathType} datapath${support.ovsVersion === undefined ? '' : `, OVS ${support.ovsVersion}`}): ${verdict}. ${support.reason}`,
+        );
       });
     });
 

@@ -61,9 +61,19 @@ export async function startCollectorSession(options: CollectorSessionOptions, lo
     let groups = options.groups;
     const bridge = ovs.bridge(options.bridge);
     if (options.addOvsCollector) {
-      claim = await addCollector(ovs, { bridge: options.bridge, id: options.id, pid: process.pid, ...(groups[0] === undefined ? {} : { group: groups[0] }) });
+      claim = await addCollector(ovs, {
+        bridge: options.bridge,
+        id: options.id,
+        pid: process.pid,
+        ...(groups[0] === undefined ? {} : { group: groups[0] }),
+      });
       if (claim.support.supported === undefined) log.warn({ datapath: claim.support.datapathType }, claim.support.reason);
-      log.info({ group: claim.group, collectorSet: options.id, bridge: options.bridge }, claim.owned ? `added ${describe(claim.set)} with psample group ${claim.group}; it is removed at exit` : `reusing ${describe(claim.set)}, psample group ${claim.group}`);
+      log.info(
+        { group: claim.group, collectorSet: options.id, bridge: options.bridge },
+        claim.owned
+          ? `added ${describe(claim.set)} with psample group ${claim.group}; it is removed at exit`
+          : `reusing ${describe(claim.set)}, psample group ${claim.group}`,
+      );
       if (claim.groupDiffers) log.warn(`--group ${groups[0]} ignored: the existing set sends to group ${claim.group}`);
       groups = [claim.group];
     } else if (groups.length === 0) {
@@ -77,12 +87,20 @@ export async function startCollectorSession(options: CollectorSessionOptions, lo
       groups = [set.localGroupId];
     }
     if (bridge !== undefined && (claim !== undefined || options.groups.length === 0)) {
-      watch = followSet(ovs, bridge._uuid, options, groups[0]!, log, (attempt) => {
-        readding.add(attempt);
-        void attempt.finally(() => readding.delete(attempt));
-      }, (next) => {
-        claim = next;
-      });
+      watch = followSet(
+        ovs,
+        bridge._uuid,
+        options,
+        groups[0]!,
+        log,
+        (attempt) => {
+          readding.add(attempt);
+          void attempt.finally(() => readding.delete(attempt));
+        },
+        (next) => {
+          claim = next;
+        },
+      );
     }
     return {
       groups,
@@ -117,7 +135,10 @@ function followSet(
   const watch = new CollectorWatch(ovs, bridgeUuid, options.id);
   const differs = (set: CollectorSetInfo): void => {
     if (set.localGroupId !== group) {
-      log.warn({ group: set.localGroupId }, `${describe(set)} now sends to psample group ${set.localGroupId ?? 'none'}, not ${group}: no more samples reach this watch; restart it`);
+      log.warn(
+        { group: set.localGroupId },
+        `${describe(set)} now sends to psample group ${set.localGroupId ?? 'none'}, not ${group}: no more samples reach this watch; restart it`,
+      );
     }
   };
   watch.on('vanished', (set) => {
@@ -127,7 +148,10 @@ function followSet(
       addCollector(ovs, { bridge: options.bridge, id: options.id, group, pid: process.pid })
         .then((claim) => {
           reclaimed(claim);
-          log.info({ group: claim.group }, claim.owned ? `added ${describe(claim.set)} again with psample group ${claim.group}` : `reusing ${describe(claim.set)}`);
+          log.info(
+            { group: claim.group },
+            claim.owned ? `added ${describe(claim.set)} again with psample group ${claim.group}` : `reusing ${describe(claim.set)}`,
+          );
           differs(claim.set);
         })
         .catch((error: Error) => log.error({ err: error.message }, `could not add the collector set again: ${error.message}`)),

@@ -16,7 +16,9 @@ export const LISTEN_DELIVERY_INTERVAL_MS = 200;
 export const GROUPING_DELIVERY_INTERVAL_MS = 20;
 
 export const deliveryIntervalOption = (defaultMs: number): Option =>
-  new Option('--delivery-interval <ms>', 'while samples flow, take them from the reader thread this often (1-1000 ms)').default(String(defaultMs));
+  new Option('--delivery-interval <ms>', 'while samples flow, take them from the reader thread this often (1-1000 ms)').default(
+    String(defaultMs),
+  );
 
 export function deliveryIntervalMs(value: string): number {
   return wholeNumber('--delivery-interval', value, 1, 1000);

@@ -26,6 +26,8 @@ export function describePrivileges(report: PrivilegeDropReport): string {
   const unreached = report.unreachedThreads.length;
   return (
     `privileges dropped: ${who}, no capabilities in ${report.threads - unreached} of ${report.threads} threads${bounding}, no_new_privs` +
-    (unreached === 0 ? '' : `; ${unreached} thread(s) block every signal and kept theirs (${report.unreachedThreads.map((t) => `tid ${t.tid} CapPrm ${t.permitted.toString(16)} CapBnd ${t.bounding.toString(16)}`).join('; ')})`)
+    (unreached === 0
+      ? ''
+      : `; ${unreached} thread(s) block every signal and kept theirs (${report.unreachedThreads.map((t) => `tid ${t.tid} CapPrm ${t.permitted.toString(16)} CapBnd ${t.bounding.toString(16)}`).join('; ')})`)
   );
 }

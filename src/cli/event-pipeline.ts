@@ -40,16 +40,27 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
     const socket = openPsample({ ...options.socket, ...(collector.groups.length === 0 ? {} : { groups: collector.groups }) });
     if (socket.privileges !== undefined) {
       const { unreachedThreads, ...privileges } = socket.privileges;
-      log[unreachedThreads.length === 0 ? 'info' : 'warn']({ ...privileges, unreachedThreads: unreachedThreads.map((t) => t.tid) }, describePrivileges(socket.privileges));
+      log[unreachedThreads.length === 0 ? 'info' : 'warn'](
+        { ...privileges, unreachedThreads: unreachedThreads.map((t) => t.tid) },
+        describePrivileges(socket.privileges),
+      );
     }
-    const assembler = new NetworkEventAssembler({ ...(ovn === undefined ? {} : { decoder: ovn.decoder, pods: ovn.pods }), groupWindowMs: options.groupWindowMs });
+    const assembler = new NetworkEventAssembler({
+      ...(ovn === undefined ? {} : { decoder: ovn.decoder, pods: ovn.pods }),
+      groupWindowMs: options.groupWindowMs,
+    });
     socket.on('sample', (message) => assembler.push(message));
     const session = ovn;
     // Readable after close too, with what close() counted.
     const socketStats = (): PsampleStats => socket.stats();
     const ovsCache = collector.ovs?.cache;
     log.info(
-      { groups: collector.groups.length === 0 ? 'all' : collector.groups, netlinkFamily: socket.familyId, multicastGroup: socket.groupId, kernelFilter: socket.kernelFilter },
+      {
+        groups: collector.groups.length === 0 ? 'all' : collector.groups,
+        netlinkFamily: socket.familyId,
+        multicastGroup: socket.groupId,
+        kernelFilter: socket.kernelFilter,
+      },
       `listening to psample group${collector.groups.length === 1 ? '' : 's'} ${collector.groups.length === 0 ? '(all)' : collector.groups.join(', ')}`,
     );
     return {

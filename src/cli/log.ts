@@ -33,7 +33,10 @@ function textDestination(): DestinationStream {
       const fields = Object.entries(record)
         .filter(([key]) => !FRAME.has(key))
         .map(([key, value]) => `${key}=${fieldText(value)}`);
-      writeSync(2, `ovn-psample: ${level === '' ? '' : `${level}: `}${String(record.msg ?? '')}${fields.length > 0 ? ` (${fields.join(' ')})` : ''}\n`);
+      writeSync(
+        2,
+        `ovn-psample: ${level === '' ? '' : `${level}: `}${String(record.msg ?? '')}${fields.length > 0 ? ` (${fields.join(' ')})` : ''}\n`,
+      );
     },
   };
 }

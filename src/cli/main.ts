@@ -6,14 +6,7 @@ import { Command, Option } from 'commander';
 import { OvnPsampleError } from '../errors';
 import { CliUsageError } from './errors';
 import { decodeDatagrams, printDecoded } from './decode';
-import {
-  decodeCookieCommand,
-  decodeWithOvn,
-  DEFAULT_NB_REMOTE,
-  DEFAULT_SB_REMOTE,
-  ovnWanted,
-  startOvnDecoder,
-} from './decode-ovn';
+import { decodeCookieCommand, decodeWithOvn, DEFAULT_NB_REMOTE, DEFAULT_SB_REMOTE, ovnWanted, startOvnDecoder } from './decode-ovn';
 import { parseFormat } from './format';
 import { LISTEN_DELIVERY_INTERVAL_MS, deliveryIntervalOption } from './delivery-interval';
 import { queueCapacityOption } from './queue-capacity';
@@ -89,12 +82,7 @@ program
   .action(async (options: ListenOptions) => {
     const decoder = options.enrich && ovnWanted(options) ? await startOvnDecoder(options) : undefined;
     try {
-      await listen(
-        options,
-        decoder,
-        { stream: process.stdout },
-        (line) => process.stderr.write(`${line}\n`),
-      );
+      await listen(options, decoder, { stream: process.stdout }, (line) => process.stderr.write(`${line}\n`));
     } finally {
       await decoder?.close();
     }

@@ -28,7 +28,9 @@ const exists = (remote: string): boolean => existsSync(remote.slice('unix:'.leng
 /** A named local socket that is not there fails now, not after the connect timeout. */
 function requirePresent(remote: string | undefined, database: string): void {
   if (remote !== undefined && remote.startsWith('unix:') && !remote.includes(',') && !exists(remote)) {
-    throw new OvsdbConnectionError(`No OVN ${database} database at ${remote}: check the path (ovn-ctl puts it under /var/run/ovn), or pass a tcp: or ssl: remote.`);
+    throw new OvsdbConnectionError(
+      `No OVN ${database} database at ${remote}: check the path (ovn-ctl puts it under /var/run/ovn), or pass a tcp: or ssl: remote.`,
+    );
   }
 }
 
@@ -39,7 +41,9 @@ function requirePresent(remote: string | undefined, database: string): void {
  */
 export async function startOvnSession(options: OvnSessionOptions, log: Logger): Promise<OvnSession | undefined> {
   if (options.nb === undefined && !exists(DEFAULT_NB_REMOTE)) {
-    log.warn(`no OVN northbound database at ${DEFAULT_NB_REMOTE}: showing cookies without their ACL, policy or pods; pass --nb REMOTE to decode them`);
+    log.warn(
+      `no OVN northbound database at ${DEFAULT_NB_REMOTE}: showing cookies without their ACL, policy or pods; pass --nb REMOTE to decode them`,
+    );
     return undefined;
   }
   requirePresent(options.nb, 'northbound');
@@ -53,13 +57,17 @@ export async function startOvnSession(options: OvnSessionOptions, log: Logger): 
     clients.push(nbClient);
     const sbClient = sb === undefined ? undefined : await OvsdbClient.connect(sb, { ...clientOptions, database: SOUTHBOUND_DATABASE });
     if (sbClient !== undefined) clients.push(sbClient);
-    else log.warn('no OVN southbound database: datapaths stay unnamed, drop samples undecoded and pods are matched on every network; pass --sb REMOTE');
+    else
+      log.warn(
+        'no OVN southbound database: datapaths stay unnamed, drop samples undecoded and pods are matched on every network; pass --sb REMOTE',
+      );
     const ovn = new OvnSampleDecoder({ nb: nbClient, ...(sbClient === undefined ? {} : { sb: sbClient }) });
     ovn.on('status', (database: string, status: OvsdbStatus) => {
       const up = status.state === 'connected' || status.state === 'synced';
       if (connected.get(database) !== up) {
         if (up) log.info({ database, remote: status.remote }, `${database} connected`);
-        else if (connected.has(database)) log.warn({ database, remote: status.remote }, `${database} disconnected; reconnecting (decoding goes on with what was mirrored)`);
+        else if (connected.has(database))
+          log.warn({ database, remote: status.remote }, `${database} disconnected; reconnecting (decoding goes on with what was mirrored)`);
       }
       connected.set(database, up);
     });

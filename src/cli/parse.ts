@@ -4,7 +4,9 @@ import { CliUsageError } from './errors';
 export function wholeNumber(flag: string, value: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
-    throw new CliUsageError(`${flag} ${value}: give a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}`);
+    throw new CliUsageError(
+      `${flag} ${value}: give a whole number${max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`}`,
+    );
   }
   return n;
 }

@@ -53,7 +53,10 @@ export function addPipelineOptions(command: Command): GroupFlags {
   const flags: GroupFlags = { groups: [], ungrouped: false };
   command
     .addOption(
-      new Option('--group <n>', 'psample group to read (repeatable); default: the group of collector set --id in the OVS database').argParser((value: string) => {
+      new Option(
+        '--group <n>',
+        'psample group to read (repeatable); default: the group of collector set --id in the OVS database',
+      ).argParser((value: string) => {
         flags.groups.push(value);
         return flags.groups;
       }),
@@ -65,15 +68,25 @@ export function addPipelineOptions(command: Command): GroupFlags {
     .addOption(queueCapacityOption())
     .addOption(new Option('--source <spec>', 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID').hideHelp())
     .addOption(dropPrivilegesOption())
-    .option('--db <remote>', `the node's OVS database, for the collector set and interface names (default ${DEFAULT_OVS_REMOTE} when present)`)
+    .option(
+      '--db <remote>',
+      `the node's OVS database, for the collector set and interface names (default ${DEFAULT_OVS_REMOTE} when present)`,
+    )
     .option('--bridge <name>', 'integration bridge of the collector set', DEFAULT_BRIDGE)
     .option('--id <id>', 'Flow_Sample_Collector_Set id', String(OVN_KUBERNETES_COLLECTOR_SET_ID))
     .option('--add-ovs-collector', 'make the collector set if there is none (reusing one that has a psample group), remove it at exit')
     .option('--nb <remote>', `OVN northbound database (default ${DEFAULT_NB_REMOTE} when present)`)
-    .option('--sb <remote>', `OVN southbound database, for datapath names, drop samples and networks (default ${DEFAULT_SB_REMOTE} when present)`)
+    .option(
+      '--sb <remote>',
+      `OVN southbound database, for datapath names, drop samples and networks (default ${DEFAULT_SB_REMOTE} when present)`,
+    )
     .option('--no-enrich', 'do not decode cookies through OVN (no policies, no pods)')
     .addOption(new Option('--no-group', 'one event per sample: do not group the samples of one packet into its verdict chain'))
-    .option('--group-window <ms>', 'samples of one packet (same bytes, same datapath) closer than this are grouped', String(DEFAULT_GROUP_WINDOW_MS))
+    .option(
+      '--group-window <ms>',
+      'samples of one packet (same bytes, same datapath) closer than this are grouped',
+      String(DEFAULT_GROUP_WINDOW_MS),
+    )
     .option('--src <addr>', 'source address, CIDR or pod namespace/name (repeatable)', collect)
     .option('--dst <addr>', 'destination address, CIDR or pod namespace/name (repeatable)', collect)
     .option('--port <n>', 'TCP/UDP/SCTP source or destination port (repeatable)', collect)
@@ -124,7 +137,11 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
       ...(ssl === undefined ? {} : { ssl }),
     },
     ovn: flags.enrich
-      ? { ...(flags.nb === undefined ? {} : { nb: flags.nb }), ...(flags.sb === undefined ? {} : { sb: flags.sb }), ...(ssl === undefined ? {} : { ssl }) }
+      ? {
+          ...(flags.nb === undefined ? {} : { nb: flags.nb }),
+          ...(flags.sb === undefined ? {} : { sb: flags.sb }),
+          ...(ssl === undefined ? {} : { ssl }),
+        }
       : undefined,
     groupWindowMs,
   };

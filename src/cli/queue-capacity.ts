@@ -11,7 +11,9 @@ import { wholeNumber } from './parse';
 export const CLI_QUEUE_CAPACITY = 524_288;
 
 export const queueCapacityOption = (): Option =>
-  new Option('--queue-capacity <samples>', 'samples held while the output falls behind, before any is dropped').default(String(CLI_QUEUE_CAPACITY));
+  new Option('--queue-capacity <samples>', 'samples held while the output falls behind, before any is dropped').default(
+    String(CLI_QUEUE_CAPACITY),
+  );
 
 export function queueCapacity(value: string): number {
   return wholeNumber('--queue-capacity', value, 1, 2 ** 31 - 1);

@@ -14,7 +14,7 @@ export function addSslOptions(command: Command): Command {
   return command
     .option('--private-key <file>', 'PEM private key for ssl: remotes (as ovn-nbctl -p)')
     .option('--certificate <file>', 'PEM certificate for ssl: remotes (as ovn-nbctl -c)')
-    .option('--ca-cert <file>', 'PEM CA certificate that must have signed the server\'s (as ovn-nbctl -C)');
+    .option('--ca-cert <file>', "PEM CA certificate that must have signed the server's (as ovn-nbctl -C)");
 }
 
 function read(flag: string, path: string): Buffer {
@@ -31,5 +31,9 @@ export function sslOptions(flags: SslFlags): SslOptions | undefined {
   if (flags.privateKey === undefined || flags.certificate === undefined || flags.caCert === undefined) {
     throw new CliUsageError('ssl: remotes need all three of --private-key, --certificate and --ca-cert');
   }
-  return { key: read('--private-key', flags.privateKey), cert: read('--certificate', flags.certificate), ca: read('--ca-cert', flags.caCert) };
+  return {
+    key: read('--private-key', flags.privateKey),
+    cert: read('--certificate', flags.certificate),
+    ca: read('--ca-cert', flags.caCert),
+  };
 }

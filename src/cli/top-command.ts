@@ -35,7 +35,9 @@ function screen(table: TopTable, pipeline: Pipeline, sort: TopSort, limit: numbe
 }
 
 export function topCommand(): Command {
-  const command = new Command('top').description('a live view of the busiest verdicts: (verdict, policy, namespace, source pod → destination pod) with packets/s and last seen');
+  const command = new Command('top').description(
+    'a live view of the busiest verdicts: (verdict, policy, namespace, source pod → destination pod) with packets/s and last seen',
+  );
   const groups = addPipelineOptions(command);
   command
     .option('--window <seconds>', 'sliding window the rates are counted over', '10')
@@ -53,7 +55,10 @@ Examples:
 Exit status: 0 when quit, 1 when something failed, 2 for wrong usage.`,
     )
     .action(async (flags: TopFlags) => {
-      const log = createLogger({ level: parseLogLevel(flags.logLevel), ...(flags.logFormat === undefined ? {} : { format: flags.logFormat }) });
+      const log = createLogger({
+        level: parseLogLevel(flags.logLevel),
+        ...(flags.logFormat === undefined ? {} : { format: flags.logFormat }),
+      });
       const windowSeconds = wholeNumber('--window', flags.window, 1, 3600);
       const options = pipelineOptions(flags, groups);
       let accept: (event: NetworkEvent) => boolean;

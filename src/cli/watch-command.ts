@@ -49,19 +49,29 @@ export function watchCommand(): Command {
   );
   const groups = addPipelineOptions(command);
   command
-    .addOption(new Option('--format <format>', 'human (aligned columns), observ (ovnkube-observ lines) or json (JSON lines)').choices(['human', 'observ', 'json']).default('human'))
+    .addOption(
+      new Option('--format <format>', 'human (aligned columns), observ (ovnkube-observ lines) or json (JSON lines)')
+        .choices(['human', 'observ', 'json'])
+        .default('human'),
+    )
     .option('--log-cookie', 'observ format: also print "group_id=…, obs_domain=…, obs_point=…" (ovnkube-observ -log-cookie)')
     .option('--print-full-packet', 'observ format: print every layer of the packet (ovnkube-observ -print-full-packet)')
     .option('--no-color', 'no colours (there are none unless stdout is a terminal, nor with NO_COLOR set)')
     .option('--count <n>', 'stop after showing n packets')
     .option('--duration <seconds>', 'stop after this many seconds')
     .option('--output <file>', 'write to FILE instead of stdout')
-    .option('--pcapng <file>', "also write the packets as pcapng (Wireshark) to FILE, or - for stdout (then text goes only to --output): kernel timestamps, one interface per ingress ifindex, the verdict chain and cookies as each packet's comment")
+    .option(
+      '--pcapng <file>',
+      "also write the packets as pcapng (Wireshark) to FILE, or - for stdout (then text goes only to --output): kernel timestamps, one interface per ingress ifindex, the verdict chain and cookies as each packet's comment",
+    )
     .option('--metrics <host:port>', 'serve Prometheus metrics on http://HOST:PORT/metrics while watching')
     .addHelpText('after', EXAMPLES)
     .action(async (flags: WatchFlags) => {
       // Every option is checked before anything is opened: a usage error leaves nothing behind.
-      const log = createLogger({ level: parseLogLevel(flags.logLevel), ...(flags.logFormat === undefined ? {} : { format: flags.logFormat }) });
+      const log = createLogger({
+        level: parseLogLevel(flags.logLevel),
+        ...(flags.logFormat === undefined ? {} : { format: flags.logFormat }),
+      });
       const limit = flags.count === undefined ? Infinity : wholeNumber('--count', flags.count, 1);
       const seconds = flags.duration === undefined ? undefined : wholeNumber('--duration', flags.duration, 1);
       const options = pipelineOptions(flags, groups);
@@ -84,8 +94,14 @@ export function watchCommand(): Command {
         };
         // Files are opened first: a path that cannot be written fails before a collector set is made.
         const textToStdout = flags.output === undefined && flags.pcapng !== '-';
-        const output = flags.output !== undefined || textToStdout ? new BufferedOutput(textToStdout ? { stream: process.stdout } : { path: flags.output! }, readerGone) : undefined;
-        const pcapngOutput = flags.pcapng === undefined ? undefined : new BufferedOutput(flags.pcapng === '-' ? { stream: process.stdout } : { path: flags.pcapng }, readerGone);
+        const output =
+          flags.output !== undefined || textToStdout
+            ? new BufferedOutput(textToStdout ? { stream: process.stdout } : { path: flags.output! }, readerGone)
+            : undefined;
+        const pcapngOutput =
+          flags.pcapng === undefined
+            ? undefined
+            : new BufferedOutput(flags.pcapng === '-' ? { stream: process.stdout } : { path: flags.pcapng }, readerGone);
         const closeOutputs = async (): Promise<void> => {
           await output?.close();
           await pcapngOutput?.close();
@@ -97,13 +113,19 @@ export function watchCommand(): Command {
           await closeOutputs();
           throw error;
         }
-        const pcapng = pcapngOutput === undefined ? undefined : new PcapngWriter((bytes) => pcapngOutput.write(bytes), pipeline.interfaces.name);
-        const color = flags.color !== false && flags.output === undefined && process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+        const pcapng =
+          pcapngOutput === undefined ? undefined : new PcapngWriter((bytes) => pcapngOutput.write(bytes), pipeline.interfaces.name);
+        const color =
+          flags.color !== false && flags.output === undefined && process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
         const formatter =
           flags.format === 'json'
             ? new JsonFormatter(pipeline.interfaces.name)
             : flags.format === 'observ'
-              ? new ObservFormatter({ logCookie: flags.logCookie === true, printFullPacket: flags.printFullPacket === true, enrich: pipeline.ovn !== undefined })
+              ? new ObservFormatter({
+                  logCookie: flags.logCookie === true,
+                  printFullPacket: flags.printFullPacket === true,
+                  enrich: pipeline.ovn !== undefined,
+                })
               : new HumanFormatter(color, pipeline.interfaces.name);
         const counts: WatchCounts = { packets: 0, shown: 0, filtered: 0 };
         const metrics = metricsAddress === undefined ? undefined : new OvnPsampleMetrics({}, pipeline.metricsSources);
@@ -111,7 +133,10 @@ export function watchCommand(): Command {
         try {
           if (metrics !== undefined && metricsAddress !== undefined) {
             server = await serveMetrics(metrics.registry, metricsAddress);
-            log.info({ metrics: server.address() }, `Prometheus metrics on http://${metricsAddress.host.includes(':') ? `[${metricsAddress.host}]` : metricsAddress.host}:${metricsAddress.port}/metrics`);
+            log.info(
+              { metrics: server.address() },
+              `Prometheus metrics on http://${metricsAddress.host.includes(':') ? `[${metricsAddress.host}]` : metricsAddress.host}:${metricsAddress.port}/metrics`,
+            );
           }
         } catch (error) {
           await pipeline.close();
@@ -131,10 +156,20 @@ export function watchCommand(): Command {
           pcapng?.packet(event);
           if (counts.shown >= limit) stop();
         });
-        pipeline.socket.on('drop', (drop) => log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} sample(s) lost (${drop.kind} drops)`));
+        pipeline.socket.on('drop', (drop) =>
+          log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} sample(s) lost (${drop.kind} drops)`),
+        );
         pipeline.socket.on('gap', (gap) => {
-          if (gap.phase === 'start') log.warn({ gaps: gap.total }, 'the psample family was unregistered (module reload, OVS upgrade?): no sample can arrive until it is back');
-          else log.info({ gaps: gap.total, durationMs: gap.durationMs, netlinkFamily: gap.familyId, multicastGroup: gap.groupId }, 'the psample family is back: listening again');
+          if (gap.phase === 'start')
+            log.warn(
+              { gaps: gap.total },
+              'the psample family was unregistered (module reload, OVS upgrade?): no sample can arrive until it is back',
+            );
+          else
+            log.info(
+              { gaps: gap.total, durationMs: gap.durationMs, netlinkFamily: gap.familyId, multicastGroup: gap.groupId },
+              'the psample family is back: listening again',
+            );
         });
         pipeline.socket.on('error', (error) => stop(error));
         return async () => {

@@ -13,7 +13,11 @@ function sum(record: Readonly<Record<string, number>>): number {
 }
 
 /** What a watch saw and what it did not show, as log fields and as one sentence. */
-export function watchSummary(socket: PsampleStats, counts: WatchCounts, decoder: OvnDecoderStats | undefined): { fields: Record<string, unknown>; text: string } {
+export function watchSummary(
+  socket: PsampleStats,
+  counts: WatchCounts,
+  decoder: OvnDecoderStats | undefined,
+): { fields: Record<string, unknown>; text: string } {
   const fields = {
     received: socket.received,
     packets: counts.packets,
@@ -26,7 +30,10 @@ export function watchSummary(socket: PsampleStats, counts: WatchCounts, decoder:
     malformed: socket.malformed,
     ...(decoder === undefined ? {} : { decoded: decoder.decoded, unknownCookies: decoder.unknown, staleCookies: decoder.stale }),
   };
-  const cookies = decoder === undefined ? 'cookies not decoded' : `cookies: ${decoder.decoded} decoded, ${sum(decoder.unknown)} unknown, ${sum(decoder.stale)} stale`;
+  const cookies =
+    decoder === undefined
+      ? 'cookies not decoded'
+      : `cookies: ${decoder.decoded} decoded, ${sum(decoder.unknown)} unknown, ${sum(decoder.stale)} stale`;
   const text =
     `summary: ${socket.received} samples received (${counts.packets} packets), ${counts.shown} shown, ${counts.filtered} filtered out; ` +
     `dropped ${socket.kernelDrops} in the kernel and ${socket.queueDrops} in the queue, ${socket.closeDiscards} unread at exit; ` +

@@ -62,7 +62,9 @@ function partsOf(ovn: OvnSampleEvent): StepParts {
 
 function ovnStep(ovn: OvnSampleEvent, ids: ObservationIds | undefined): VerdictStep & { samples: number } {
   const { verdict, text, policy } = partsOf(ovn);
-  return ids === undefined ? { verdict, text, policy, event: ovn, samples: 1 } : { verdict, text, policy, event: ovn, cookie: ids, samples: 1 };
+  return ids === undefined
+    ? { verdict, text, policy, event: ovn, samples: 1 }
+    : { verdict, text, policy, event: ovn, cookie: ids, samples: 1 };
 }
 
 function cookieStep(ids: ObservationIds | undefined): Omit<VerdictStep, 'samples'> {
@@ -120,7 +122,11 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     const chain: (VerdictStep & { samples: number })[] = [];
     for (const member of members) {
       const repeat = chain.find(
-        (step) => step.cookie !== undefined && member.ids !== undefined && step.cookie.obsDomainId === member.ids.obsDomainId && step.cookie.obsPointId === member.ids.obsPointId,
+        (step) =>
+          step.cookie !== undefined &&
+          member.ids !== undefined &&
+          step.cookie.obsDomainId === member.ids.obsDomainId &&
+          step.cookie.obsPointId === member.ids.obsPointId,
       );
       if (repeat !== undefined) {
         repeat.samples++;

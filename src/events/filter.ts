@@ -88,7 +88,8 @@ export function compileFilter(filter: NetworkEventFilter): Test {
       const name = value.toLowerCase();
       if (name === 'arp') return (event) => event.packet.network?.kind === 'arp';
       const number = PROTOCOLS[name] ?? (/^\d+$/.test(name) ? Number(name) : undefined);
-      if (number === undefined || number > 255) throw new InvalidOptionError(`--proto ${value}: use tcp, udp, sctp, icmp, icmpv6, arp or an IP protocol number`);
+      if (number === undefined || number > 255)
+        throw new InvalidOptionError(`--proto ${value}: use tcp, udp, sctp, icmp, icmpv6, arp or an IP protocol number`);
       return (event) => {
         const network = event.packet.network;
         return network !== undefined && network.kind !== 'arp' && network.protocol === number;
@@ -96,20 +97,24 @@ export function compileFilter(filter: NetworkEventFilter): Test {
     }),
   );
   add(
-    any(filter.namespace, (namespace) => (event) =>
-      event.src?.namespace === namespace || event.dst?.namespace === namespace || stepNamespaces(event).includes(namespace),
+    any(
+      filter.namespace,
+      (namespace) => (event) =>
+        event.src?.namespace === namespace || event.dst?.namespace === namespace || stepNamespaces(event).includes(namespace),
     ),
   );
   add(
-    any(filter.policy, (policy) => (event) =>
-      event.chain.some((step) => {
-        const owner = step.event?.owner;
-        return (
-          step.policy === policy ||
-          (owner !== undefined && (owner.name === policy || `${owner.namespace ?? ''}/${owner.name ?? ''}` === policy)) ||
-          (step.event?.acl?.name !== undefined && step.event.acl.name === policy)
-        );
-      }),
+    any(
+      filter.policy,
+      (policy) => (event) =>
+        event.chain.some((step) => {
+          const owner = step.event?.owner;
+          return (
+            step.policy === policy ||
+            (owner !== undefined && (owner.name === policy || `${owner.namespace ?? ''}/${owner.name ?? ''}` === policy)) ||
+            (step.event?.acl?.name !== undefined && step.event.acl.name === policy)
+          );
+        }),
     ),
   );
   add(

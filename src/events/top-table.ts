@@ -80,7 +80,16 @@ export class TopTable {
     const second = Math.floor(nowMs / 1000);
     let tally = this.rows.get(key);
     if (tally === undefined) {
-      tally = { verdict: event.verdict, policy, namespace, src, dst, buckets: new Array<number>(this.slots).fill(0), newestSecond: second, lastSeenMs: nowMs };
+      tally = {
+        verdict: event.verdict,
+        policy,
+        namespace,
+        src,
+        dst,
+        buckets: new Array<number>(this.slots).fill(0),
+        newestSecond: second,
+        lastSeenMs: nowMs,
+      };
       this.rows.set(key, tally);
     }
     this.advance(tally, second);

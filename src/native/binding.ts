@@ -81,7 +81,13 @@ export interface NativeLineRenderer {
 
 interface NativeLineRendererClass {
   new (format: 'json' | 'text'): NativeLineRenderer;
-  readonly stop: { readonly end: number; readonly missingEvent: number; readonly lineLimit: number; readonly noRoom: number; readonly malformed: number };
+  readonly stop: {
+    readonly end: number;
+    readonly missingEvent: number;
+    readonly lineLimit: number;
+    readonly noRoom: number;
+    readonly malformed: number;
+  };
   readonly flag: { readonly littleEndian: number; readonly samplesOnly: number; readonly withEvents: number };
   readonly state: {
     readonly nextIndex: number;

@@ -5,7 +5,13 @@ import { escapeControl } from './control-text';
 import { packetTuple } from './packet-tuple';
 
 const VERDICT_TEXT: Readonly<Record<Verdict, string>> = { allow: 'ALLOW', drop: 'DROP', pass: 'PASS', reject: 'REJECT', unknown: '?' };
-const COLORS: Readonly<Record<Verdict, string>> = { allow: '\u001b[32m', drop: '\u001b[31m', reject: '\u001b[31m', pass: '\u001b[33m', unknown: '\u001b[2m' };
+const COLORS: Readonly<Record<Verdict, string>> = {
+  allow: '\u001b[32m',
+  drop: '\u001b[31m',
+  reject: '\u001b[31m',
+  pass: '\u001b[33m',
+  unknown: '\u001b[2m',
+};
 const RESET = '\u001b[0m';
 /** Columns widen to fit what they have shown, up to this; longer values push the line along. */
 const MAX_COLUMN = 40;

@@ -49,9 +49,17 @@ export class ObservFormatter {
       out += `${prefix}group_id=${sample.group}, ${ids === undefined ? '' : `obs_domain=${ids.obsDomainId}, obs_point=${ids.obsPointId}`}\n`;
     }
     if (this.options.enrich) {
-      const step = ids === undefined ? undefined : event.chain.find((s) => s.cookie?.obsDomainId === ids.obsDomainId && s.cookie.obsPointId === ids.obsPointId);
+      const step =
+        ids === undefined
+          ? undefined
+          : event.chain.find((s) => s.cookie?.obsDomainId === ids.obsDomainId && s.cookie.obsPointId === ids.obsPointId);
       const decoded = step?.event;
-      out += decoded === undefined ? `${prefix}\n` : decoded.status === 'decoded' ? `${prefix}OVN-K message: ${escapeControl(decoded.message)}\n` : `${prefix}decoding failed: ${escapeControl(decoded.message)}\n`;
+      out +=
+        decoded === undefined
+          ? `${prefix}\n`
+          : decoded.status === 'decoded'
+            ? `${prefix}OVN-K message: ${escapeControl(decoded.message)}\n`
+            : `${prefix}decoding failed: ${escapeControl(decoded.message)}\n`;
     }
     out += `${prefix}${this.options.printFullPacket ? packetDump(event.packet, sample) : addressLine(event)}\n\n`;
     return out;

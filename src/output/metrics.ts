@@ -72,7 +72,12 @@ export class OvnPsampleMetrics {
     const max = options.maxLabelValues ?? DEFAULT_MAX_LABEL_VALUES;
     this.namespaces = new BoundedLabel(max);
     this.policies = new BoundedLabel(max);
-    this.samples = new Counter({ name: `${prefix}samples_total`, help: 'psample samples received, by psample group and OVN sampling application', labelNames: ['group', 'app'], registers: [registry] });
+    this.samples = new Counter({
+      name: `${prefix}samples_total`,
+      help: 'psample samples received, by psample group and OVN sampling application',
+      labelNames: ['group', 'app'],
+      registers: [registry],
+    });
     this.verdicts = new Counter({
       name: `${prefix}verdicts_total`,
       help: `Verdicts of sampled packets, one per step of each verdict chain; namespace and policy keep ${max} values each, then "${OTHER_LABEL}"`,

@@ -5,7 +5,9 @@ function fields(record: object, skip: readonly string[] = ['kind']): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (skip.includes(key) || value === undefined) continue;
-    parts.push(`${key}=${Array.isArray(value) ? `[${value.map((v) => (typeof v === 'object' ? fields(v as object, []) : String(v))).join(',')}]` : typeof value === 'object' ? fields(value as object, []) : String(value)}`);
+    parts.push(
+      `${key}=${Array.isArray(value) ? `[${value.map((v) => (typeof v === 'object' ? fields(v as object, []) : String(v))).join(',')}]` : typeof value === 'object' ? fields(value as object, []) : String(value)}`,
+    );
   }
   return `{${parts.join(' ')}}`;
 }
@@ -19,7 +21,8 @@ export function packetDump(packet: DecodedPacket, sample: PsampleMessage): strin
   let layer = 1;
   if (packet.ethernet !== undefined) lines.push(`- Layer ${layer++} = Ethernet\t${fields(packet.ethernet)}`);
   if (packet.network !== undefined) lines.push(`- Layer ${layer++} = ${packet.network.kind.toUpperCase()}\t${fields(packet.network)}`);
-  if (packet.transport !== undefined) lines.push(`- Layer ${layer++} = ${packet.transport.kind.toUpperCase()}\t${fields(packet.transport)}`);
+  if (packet.transport !== undefined)
+    lines.push(`- Layer ${layer++} = ${packet.transport.kind.toUpperCase()}\t${fields(packet.transport)}`);
   if (packet.unknown !== undefined) lines.push(`- Layer ${layer++} = Unknown\t${fields(packet.unknown)}`);
   if (packet.truncated) lines.push(`- truncated in ${packet.truncatedLayer ?? 'a header'}`);
   if (packet.malformed !== undefined) lines.push(`- malformed ${packet.malformed.layer}: ${packet.malformed.reason}`);

@@ -116,7 +116,14 @@ export class PcapngWriter {
       this.write(
         block(
           INTERFACE_DESCRIPTION,
-          concat([head, options([[IF_NAME, encoder.encode(name)], [IF_DESCRIPTION, encoder.encode(`ifindex ${ifindex}`)], [IF_TSRESOL, Uint8Array.of(NANOSECONDS)]])]),
+          concat([
+            head,
+            options([
+              [IF_NAME, encoder.encode(name)],
+              [IF_DESCRIPTION, encoder.encode(`ifindex ${ifindex}`)],
+              [IF_TSRESOL, Uint8Array.of(NANOSECONDS)],
+            ]),
+          ]),
         ),
       );
     }

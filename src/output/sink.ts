@@ -86,7 +86,7 @@ export class BufferedOutput {
           : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
     if (this.fd !== undefined) {
       const buffer = typeof data === 'string' ? Buffer.from(data) : data;
-      for (let offset = 0; offset < buffer.length; ) offset += writeSync(this.fd, buffer, offset);
+      for (let offset = 0; offset < buffer.length;) offset += writeSync(this.fd, buffer, offset);
       return true;
     }
     const stream = this.stream!;

@@ -53,7 +53,10 @@ export function formatCookieHex(ids: ObservationIds): string {
 
 /** Parses a cookie typed by a user: 16 hex digits, optionally with 0x and ':', '-', '.' or spaces between bytes. */
 export function parseCookieHex(text: string): ObservationIds {
-  const digits = text.trim().replace(/^0x/i, '').replace(/[\s:.-]/g, '');
+  const digits = text
+    .trim()
+    .replace(/^0x/i, '')
+    .replace(/[\s:.-]/g, '');
   if (!/^[0-9a-f]{16}$/i.test(digits)) {
     throw new OvnCookieError(
       `"${text}" is not an OVN sample cookie: give 8 bytes as 16 hex digits, obs_domain_id then obs_point_id, e.g. 2b000001000003ea.`,

@@ -158,7 +158,9 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   private notOvnCookie(length: number): OvnSampleEvent {
     let event = this.notOvnCookieEvents.get(length);
     if (event === undefined) {
-      event = Object.freeze(unresolvedEvent(0, 0, 'not-ovn-cookie', `The sample's cookie has ${length} bytes, not the 8 of an OVS sample.`));
+      event = Object.freeze(
+        unresolvedEvent(0, 0, 'not-ovn-cookie', `The sample's cookie has ${length} bytes, not the 8 of an OVS sample.`),
+      );
       this.notOvnCookieEvents.set(length, event);
     }
     return this.counters.count(event);

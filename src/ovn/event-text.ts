@@ -29,19 +29,27 @@ function datapathText(datapath: OvnDatapathInfo): string {
  * none), then one indented line per known detail.
  */
 export function formatOvnEvent(event: OvnSampleEvent): string {
-  const lines = [event.status === 'decoded' ? `OVN-K message: ${event.message}` : `${event.status} (${event.reason ?? 'unknown'}): ${event.message}`];
+  const lines = [
+    event.status === 'decoded' ? `OVN-K message: ${event.message}` : `${event.status} (${event.reason ?? 'unknown'}): ${event.message}`,
+  ];
   const app = event.app === undefined ? `app ${event.appId}` : `${event.app} (app ${event.appId})`;
-  lines.push(`  sample: ${app}, obs_domain_id 0x${hex32(event.obsDomainId)}, obs_point_id ${event.obsPointId} (0x${hex32(event.obsPointId)})`);
+  lines.push(
+    `  sample: ${app}, obs_domain_id 0x${hex32(event.obsDomainId)}, obs_point_id ${event.obsPointId} (0x${hex32(event.obsPointId)})`,
+  );
   lines.push(`  datapath: ${datapathText(event.datapath)}`);
   if (event.owner !== undefined) {
     const { type, namespace, name, direction, id } = event.owner;
     const who = [namespace, name].filter((part) => part !== undefined).join('/');
-    lines.push(`  owner: ${type}${who === '' ? '' : ` ${who}`}${direction === undefined ? '' : ` ${direction}`}${id === undefined ? '' : ` (id ${id})`}`);
+    lines.push(
+      `  owner: ${type}${who === '' ? '' : ` ${who}`}${direction === undefined ? '' : ` ${direction}`}${id === undefined ? '' : ` (id ${id})`}`,
+    );
   }
   if (event.acl !== undefined) {
     const { uuid, name, direction, priority, tier, action, match, label } = event.acl;
     const labelText = label === 0 ? '' : ` label ${label}`;
-    lines.push(`  acl: ${uuid}${name === undefined ? '' : ` "${name}"`} ${direction} priority ${priority} tier ${tier}${labelText} ${action}: ${match}`);
+    lines.push(
+      `  acl: ${uuid}${name === undefined ? '' : ` "${name}"`} ${direction} priority ${priority} tier ${tier}${labelText} ${action}: ${match}`,
+    );
   }
   for (const uuid of event.otherAcls ?? []) {
     lines.push(`  also acl: ${uuid}`);
@@ -49,9 +57,13 @@ export function formatOvnEvent(event: OvnSampleEvent): string {
   if (event.flow !== undefined) {
     const { uuid, stage, source, pipeline, table, priority, match, actions, hint } = event.flow;
     const text = match === undefined || actions === undefined ? '' : `: ${match} => ${actions}`;
-    lines.push(`  flow: ${uuid} ${stage ?? '?'}${source === undefined ? '' : ` (${source})`} ${pipeline} table ${table} priority ${priority}${text}`);
+    lines.push(
+      `  flow: ${uuid} ${stage ?? '?'}${source === undefined ? '' : ` (${source})`} ${pipeline} table ${table} priority ${priority}${text}`,
+    );
     if (hint !== undefined) {
-      lines.push(`  stage-hint: ${hint.hint}${hint.table === undefined ? ' (no monitored northbound row)' : ` ${hint.table} ${hint.name ?? hint.uuid ?? ''}`}`);
+      lines.push(
+        `  stage-hint: ${hint.hint}${hint.table === undefined ? ' (no monitored northbound row)' : ` ${hint.table} ${hint.name ?? hint.uuid ?? ''}`}`,
+      );
     }
   }
   if (event.previous !== undefined) {

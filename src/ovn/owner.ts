@@ -1,4 +1,12 @@
-import { externalId, ObjectNameKey, OwnerControllerKey, OwnerTypeKey, PolicyDirectionKey, PrimaryIdKey, type ExternalIds } from './external-ids';
+import {
+  externalId,
+  ObjectNameKey,
+  OwnerControllerKey,
+  OwnerTypeKey,
+  PolicyDirectionKey,
+  PrimaryIdKey,
+  type ExternalIds,
+} from './external-ids';
 
 /** ACL owner types ovn-kubernetes samples (go-controller/pkg/libovsdb/ops/db_object_types.go). */
 export const OwnerType = {
@@ -123,7 +131,9 @@ function ownerPhrase(owner: PolicyOwner, wording: AclWording): string | undefine
       if (name === undefined) {
         return undefined;
       }
-      return namespace === undefined ? `network policy ${name}${direction}` : `network policy ${name} in namespace ${namespace}${direction}`;
+      return namespace === undefined
+        ? `network policy ${name}${direction}`
+        : `network policy ${name} in namespace ${namespace}${direction}`;
     case OwnerType.NetpolNamespace:
       return namespace === undefined ? undefined : `network policies isolation in namespace ${namespace}${direction}`;
     case OwnerType.EgressFirewall:

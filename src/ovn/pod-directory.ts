@@ -24,11 +24,17 @@ export function podSelection(schema: DatabaseSchema): CacheSelection {
   const lsp = schema.tables.get('Logical_Switch_Port');
   const ls = schema.tables.get('Logical_Switch');
   const missing = [
-    ...['name', 'addresses', 'dynamic_addresses', 'external_ids'].filter((column) => lsp?.columns.has(column) !== true).map((c) => `Logical_Switch_Port.${c}`),
-    ...['name', 'ports', 'other_config', 'external_ids'].filter((column) => ls?.columns.has(column) !== true).map((c) => `Logical_Switch.${c}`),
+    ...['name', 'addresses', 'dynamic_addresses', 'external_ids']
+      .filter((column) => lsp?.columns.has(column) !== true)
+      .map((c) => `Logical_Switch_Port.${c}`),
+    ...['name', 'ports', 'other_config', 'external_ids']
+      .filter((column) => ls?.columns.has(column) !== true)
+      .map((c) => `Logical_Switch.${c}`),
   ];
   if (missing.length > 0) {
-    throw new OvnSchemaUnsupportedError(`${schema.name} schema ${schema.version} lacks ${missing.join(', ')}: point --nb at an OVN northbound database.`);
+    throw new OvnSchemaUnsupportedError(
+      `${schema.name} schema ${schema.version} lacks ${missing.join(', ')}: point --nb at an OVN northbound database.`,
+    );
   }
   return {
     Logical_Switch: { columns: ['name', 'ports', 'other_config', 'external_ids'] },

@@ -135,7 +135,12 @@ export class OvnSampleResolver {
     }
     const sampleFound = kind === 'label' || this.catalog.hasSample(point);
     const previous = this.catalog.formerVerdict(kind, point);
-    const missing = kind === 'label' ? `no ACL has label ${point}` : sampleFound ? `no ACL uses the Sample with metadata ${point} as ${kind}` : `no Sample has metadata ${point}`;
+    const missing =
+      kind === 'label'
+        ? `no ACL has label ${point}`
+        : sampleFound
+          ? `no ACL uses the Sample with metadata ${point} as ${kind}`
+          : `no Sample has metadata ${point}`;
     return makeEvent(base, {
       status: 'stale',
       reason: sampleFound ? 'acl-not-found' : 'sample-not-found',
@@ -237,7 +242,10 @@ function makeEvent(base: Base, parts: EventParts): OvnSampleEvent {
 }
 
 function flowMessage(stage: string | undefined, source: string | undefined, hint: OvnStageHint | undefined): string {
-  const where = [stage === undefined ? 'an OVN logical flow' : `OVN logical flow in stage ${stage}`, source === undefined ? '' : ` (${source})`].join('');
+  const where = [
+    stage === undefined ? 'an OVN logical flow' : `OVN logical flow in stage ${stage}`,
+    source === undefined ? '' : ` (${source})`,
+  ].join('');
   if (hint === undefined) {
     return `Dropped by ${where}`;
   }

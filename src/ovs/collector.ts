@@ -1,5 +1,15 @@
 import { OvsdbTransactionError } from '../errors';
-import { findCollectorSet, ownerText, OWNER, OWNER_KEY, PID_KEY, DEFAULT_BRIDGE, DEFAULT_LOCAL_GROUP, OVN_KUBERNETES_COLLECTOR_SET_ID, type CollectorSetInfo } from './collector-set';
+import {
+  findCollectorSet,
+  ownerText,
+  OWNER,
+  OWNER_KEY,
+  PID_KEY,
+  DEFAULT_BRIDGE,
+  DEFAULT_LOCAL_GROUP,
+  OVN_KUBERNETES_COLLECTOR_SET_ID,
+  type CollectorSetInfo,
+} from './collector-set';
 import { OvsBridgeNotFoundError, OvsCollectorConflictError, OvsPsampleUnsupportedError } from './errors';
 import type { LocalOvs } from './local-ovs';
 import { psampleSupport, type PsampleSupport } from './psample-support';
@@ -120,7 +130,9 @@ export async function addCollector(ovs: LocalOvs, options: AddCollectorOptions =
   }
   const created = await caughtUp(() => findCollectorSet(ovs, bridgeUuid, id));
   if (created === undefined) {
-    throw new OvsCollectorConflictError(`Flow_Sample_Collector_Set ${id} on ${bridge} was created but deleted again at once by another writer: check who manages collector sets on this node.`);
+    throw new OvsCollectorConflictError(
+      `Flow_Sample_Collector_Set ${id} on ${bridge} was created but deleted again at once by another writer: check who manages collector sets on this node.`,
+    );
   }
   return { group, set: created, owned: true, groupDiffers: false, support };
 }

@@ -11,7 +11,8 @@ export interface PsampleSupport {
   readonly reason: string;
 }
 
-const NEEDS = 'Local sampling needs the Linux kernel datapath with the openvswitch psample action (Linux 6.11 or newer, CONFIG_PSAMPLE) and Open vSwitch 3.4 or newer';
+const NEEDS =
+  'Local sampling needs the Linux kernel datapath with the openvswitch psample action (Linux 6.11 or newer, CONFIG_PSAMPLE) and Open vSwitch 3.4 or newer';
 
 function atLeast(version: string, major: number, minor: number): boolean | undefined {
   const match = /^(\d+)\.(\d+)/.exec(version);
@@ -32,7 +33,11 @@ export function psampleSupport(ovs: LocalOvs, bridgeName: string): PsampleSuppor
   const ovsVersion = root === undefined ? undefined : stringColumn(root, 'ovs_version');
   const base = { datapathType, ...(ovsVersion === undefined ? {} : { ovsVersion }) };
   if (datapathType !== 'system') {
-    return { ...base, supported: false, reason: `Bridge ${bridgeName} uses the ${datapathType} datapath, which has no psample action. ${NEEDS}.` };
+    return {
+      ...base,
+      supported: false,
+      reason: `Bridge ${bridgeName} uses the ${datapathType} datapath, which has no psample action. ${NEEDS}.`,
+    };
   }
   if (ovsVersion !== undefined && atLeast(ovsVersion, 3, 4) === false) {
     return { ...base, supported: false, reason: `Open vSwitch ${ovsVersion} has no local sampling. ${NEEDS}: upgrade OVS.` };

@@ -66,7 +66,8 @@ export interface OvsdbClientOptions {
   readonly shuffleRemotes?: boolean;
 }
 
-export type OvsdbStatus = SessionStatus | ({ readonly state: 'synced'; readonly remote: string; readonly database: string } & MonitorSyncResult);
+export type OvsdbStatus =
+  SessionStatus | ({ readonly state: 'synced'; readonly remote: string; readonly database: string } & MonitorSyncResult);
 
 export interface OvsdbClientEvents {
   status: [status: OvsdbStatus];
@@ -123,7 +124,11 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         backoff: new Backoff(options.backoff),
         attemptTimeoutMs: atLeast('attemptTimeoutMs', options.attemptTimeoutMs ?? 10_000, 1),
         probe: { probeMs, timeoutMs: probeMs === 0 ? 0 : timeoutMs },
-        maxMessageBytes: atMost('maxMessageBytes', atLeast('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1), MAX_MESSAGE_BYTES_LIMIT),
+        maxMessageBytes: atMost(
+          'maxMessageBytes',
+          atLeast('maxMessageBytes', options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES, 1),
+          MAX_MESSAGE_BYTES_LIMIT,
+        ),
       },
       {
         open: (session, remote) => this.openSession(session, remote),
@@ -167,7 +172,10 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     signal?.addEventListener('abort', client.onAbort, { once: true });
     client.loop.start();
     try {
-      await client.loop.waitForSession(options.connectTimeoutMs ?? 30_000, options.database === undefined ? 'Cannot connect' : `Cannot connect to ${options.database}`);
+      await client.loop.waitForSession(
+        options.connectTimeoutMs ?? 30_000,
+        options.database === undefined ? 'Cannot connect' : `Cannot connect to ${options.database}`,
+      );
     } catch (error) {
       await client.close();
       throw error;
@@ -227,7 +235,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   monitor(database: string, cache: TableCache): Promise<void> {
     if (cache.schema.name !== database) {
       return Promise.reject(
-        new OvsdbSchemaError(`The cache was built for database "${cache.schema.name}", not "${database}": build it from that database's schema.`),
+        new OvsdbSchemaError(
+          `The cache was built for database "${cache.schema.name}", not "${database}": build it from that database's schema.`,
+        ),
       );
     }
     if (this.closed) {
@@ -283,9 +293,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         return;
       }
     } catch (error) {
-      this.report(
-        new OvsdbProtocolError(`Applying a "${method}" notification failed: ${(error as Error).message}`, { cause: error }),
-      );
+      this.report(new OvsdbProtocolError(`Applying a "${method}" notification failed: ${(error as Error).message}`, { cause: error }));
       return;
     }
     if (method !== 'update' && method !== 'update2' && method !== 'update3' && method !== 'monitor_canceled') {
@@ -294,7 +302,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     }
     const monitorId = Array.isArray(params) ? params[0] : undefined;
     this.report(
-      new OvsdbProtocolError(`The server sent an "${method}" notification for monitor ${JSON.stringify(monitorId)}, which no cache here uses (or is malformed); ignored.`),
+      new OvsdbProtocolError(
+        `The server sent an "${method}" notification for monitor ${JSON.stringify(monitorId)}, which no cache here uses (or is malformed); ignored.`,
+      ),
     );
   }
 

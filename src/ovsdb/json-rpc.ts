@@ -65,7 +65,9 @@ export class JsonRpcSession {
         this.end(error as Error);
       }
     });
-    socket.on('error', (error) => this.end(new OvsdbDisconnectedError(`The OVSDB connection failed: ${explainSocketError(error)}`, { cause: error })));
+    socket.on('error', (error) =>
+      this.end(new OvsdbDisconnectedError(`The OVSDB connection failed: ${explainSocketError(error)}`, { cause: error })),
+    );
     socket.on('close', () =>
       this.end(
         new OvsdbDisconnectedError(
@@ -147,7 +149,9 @@ export class JsonRpcSession {
     }
     const request = typeof id === 'number' ? this.pending.get(id) : undefined;
     if (request === undefined) {
-      this.handlers.onAnomaly(new OvsdbProtocolError(`The server replied to a request id ${JSON.stringify(id)} this client never sent; ignored.`));
+      this.handlers.onAnomaly(
+        new OvsdbProtocolError(`The server replied to a request id ${JSON.stringify(id)} this client never sent; ignored.`),
+      );
       return;
     }
     this.pending.delete(id as number);

@@ -238,7 +238,9 @@ export class MonitorSubscription {
   private applyInitial(method: MonitorMethod, reply: unknown, reload: boolean): boolean {
     if (method === 'monitor_cond_since') {
       if (!Array.isArray(reply) || typeof reply[0] !== 'boolean' || typeof reply[1] !== 'string') {
-        throw new OvsdbProtocolError('The monitor_cond_since reply is not [found, last-txn-id, updates]; the server does not follow the OVSDB protocol.');
+        throw new OvsdbProtocolError(
+          'The monitor_cond_since reply is not [found, last-txn-id, updates]; the server does not follow the OVSDB protocol.',
+        );
       }
       const resumed = reply[0] && !reload && this.lastTransactionId !== NO_TRANSACTION;
       this.apply(() => this.cache.applyUpdate2(reply[2] ?? {}, { snapshot: !resumed }));

@@ -5,8 +5,7 @@ import { OvsdbRemoteError } from '../errors';
 export const DEFAULT_OVSDB_PORT = 6640;
 
 export type Remote =
-  | { readonly kind: 'unix'; readonly path: string }
-  | { readonly kind: 'tcp' | 'ssl'; readonly host: string; readonly port: number };
+  { readonly kind: 'unix'; readonly path: string } | { readonly kind: 'tcp' | 'ssl'; readonly host: string; readonly port: number };
 
 /**
  * Parses remotes in ovn-nbctl syntax: `unix:PATH`, `tcp:HOST[:PORT]`, `ssl:HOST[:PORT]`, IPv6

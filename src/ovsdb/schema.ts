@@ -119,9 +119,7 @@ export function requireTable(schema: DatabaseSchema, table: string): TableSchema
 export function requireColumn(table: TableSchema, column: string): ColumnSchema {
   const found = table.columns.get(column);
   if (found === undefined) {
-    throw new OvsdbSchemaError(
-      `Table "${table.name}" has no column "${column}": check the column name or upgrade the database.`,
-    );
+    throw new OvsdbSchemaError(`Table "${table.name}" has no column "${column}": check the column name or upgrade the database.`);
   }
   return found;
 }
@@ -141,9 +139,7 @@ function parseTable(name: string, json: unknown): TableSchema {
     isRoot: table.isRoot === undefined ? false : expectBoolean(table.isRoot, `${where} "isRoot"`),
     indexes,
   };
-  return table.maxRows === undefined
-    ? parsed
-    : { ...parsed, maxRows: expectInteger(table.maxRows, `${where} "maxRows"`) };
+  return table.maxRows === undefined ? parsed : { ...parsed, maxRows: expectInteger(table.maxRows, `${where} "maxRows"`) };
 }
 
 function parseIndexes(where: string, json: unknown, columns: ReadonlyMap<string, ColumnSchema>): string[][] {
@@ -306,7 +302,9 @@ const ID = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function expectId(name: string, what: string): string {
   if (!ID.test(name) || name === '__proto__') {
-    throw new OvsdbSchemaError(`The schema's ${what} is not an RFC 7047 <id> (letters, digits and "_", not starting with a digit): the server does not follow RFC 7047.`);
+    throw new OvsdbSchemaError(
+      `The schema's ${what} is not an RFC 7047 <id> (letters, digits and "_", not starting with a digit): the server does not follow RFC 7047.`,
+    );
   }
   return name;
 }

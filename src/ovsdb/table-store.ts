@@ -43,10 +43,18 @@ export class TableStore<R extends Row = Row> implements TableView<R> {
   private readonly rows = new Map<string, R>();
   private readonly indexes = new Map<string, Map<Atom, IndexEntry<R>>>();
 
-  constructor(schema: TableSchema, columns: readonly ColumnSchema[], indexedColumns: readonly string[], sharedColumns: readonly string[] = []) {
+  constructor(
+    schema: TableSchema,
+    columns: readonly ColumnSchema[],
+    indexedColumns: readonly string[],
+    sharedColumns: readonly string[] = [],
+  ) {
     this.name = schema.name;
     this.columns = columns;
-    for (const [column, what] of [...indexedColumns.map((name) => [name, 'index'] as const), ...sharedColumns.map((name) => [name, 'share'] as const)]) {
+    for (const [column, what] of [
+      ...indexedColumns.map((name) => [name, 'index'] as const),
+      ...sharedColumns.map((name) => [name, 'share'] as const),
+    ]) {
       if (!columns.some((selected) => selected.name === column)) {
         throw new OvsdbSchemaError(`Cannot ${what} ${schema.name}.${column}: it is not among the selected columns; add it to "columns".`);
       }
@@ -76,9 +84,7 @@ export class TableStore<R extends Row = Row> implements TableView<R> {
   lookup(column: string, value: Atom): readonly R[] {
     const index = this.indexes.get(column);
     if (index === undefined) {
-      throw new OvsdbSchemaError(
-        `Table "${this.name}" has no index on "${column}": list it in the selection's "indexes" for this table.`,
-      );
+      throw new OvsdbSchemaError(`Table "${this.name}" has no index on "${column}": list it in the selection's "indexes" for this table.`);
     }
     const entry = index.get(value);
     if (entry === undefined) {

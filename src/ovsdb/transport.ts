@@ -111,7 +111,8 @@ const ADVICE: Readonly<Record<string, string>> = {
   ENOTFOUND: 'the host name does not resolve',
   // The server's verdict on our certificate arrives as a TLS alert, after the handshake (TLS 1.3).
   ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED: 'the server demands a client certificate: pass options.ssl.key and options.ssl.cert',
-  ERR_SSL_TLSV1_ALERT_UNKNOWN_CA: 'the server does not trust the client certificate: options.ssl.cert must be signed by the CA the server was given (its --ca-cert)',
+  ERR_SSL_TLSV1_ALERT_UNKNOWN_CA:
+    'the server does not trust the client certificate: options.ssl.cert must be signed by the CA the server was given (its --ca-cert)',
   ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE: 'the server refused the client certificate (options.ssl.cert)',
   ERR_SSL_SSLV3_ALERT_CERTIFICATE_EXPIRED: 'the server says the client certificate (options.ssl.cert) has expired',
   // Our verdict on the server's certificate.

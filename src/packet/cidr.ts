@@ -27,7 +27,8 @@ function ipv6Value(address: string): bigint {
   const [head = '', tail] = text.split('::');
   const headGroups = head === '' ? [] : head.split(':');
   const tailGroups = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups = tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
+  const groups =
+    tail === undefined ? headGroups : [...headGroups, ...Array<string>(8 - headGroups.length - tailGroups.length).fill('0'), ...tailGroups];
   let value = 0n;
   for (const group of groups) value = (value << 16n) | BigInt(Number.parseInt(group, 16));
   return value;

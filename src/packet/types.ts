@@ -3,18 +3,7 @@ export type LinkType = 'ethernet' | 'raw';
 
 /** A header, or the bytes after the last header ('payload'), that a problem was found in. */
 export type PacketLayer =
-  | 'ethernet'
-  | 'vlan'
-  | 'arp'
-  | 'ipv4'
-  | 'ipv6'
-  | 'ipv6-extension'
-  | 'tcp'
-  | 'udp'
-  | 'sctp'
-  | 'icmp'
-  | 'icmpv6'
-  | 'payload';
+  'ethernet' | 'vlan' | 'arp' | 'ipv4' | 'ipv6' | 'ipv6-extension' | 'tcp' | 'udp' | 'sctp' | 'icmp' | 'icmpv6' | 'payload';
 
 /** One 802.1Q / 802.1ad tag, outermost first. */
 export interface VlanTag {
@@ -62,12 +51,7 @@ export interface Ipv4Packet {
   dst: string;
 }
 
-export type Ipv6ExtensionName =
-  | 'hop-by-hop'
-  | 'routing'
-  | 'fragment'
-  | 'destination-options'
-  | 'authentication';
+export type Ipv6ExtensionName = 'hop-by-hop' | 'routing' | 'fragment' | 'destination-options' | 'authentication';
 
 export interface Ipv6Extension {
   /** The protocol number that announced this header. */
@@ -162,13 +146,7 @@ export interface TransportPorts {
   dstPort: number;
 }
 
-export type TransportLayer =
-  | TcpSegment
-  | UdpDatagram
-  | SctpPacket
-  | IcmpMessage
-  | Icmpv6Message
-  | TransportPorts;
+export type TransportLayer = TcpSegment | UdpDatagram | SctpPacket | IcmpMessage | Icmpv6Message | TransportPorts;
 
 /** A protocol this decoder does not read further into. */
 export interface UnknownProtocol {

@@ -59,9 +59,7 @@ export class SampleIterator implements AsyncIterableIterator<PsampleSample> {
       return Promise.resolve({ value, done: false });
     }
     if (this.done) {
-      return this.failure !== undefined
-        ? Promise.reject(this.failure)
-        : Promise.resolve({ value: undefined, done: true });
+      return this.failure !== undefined ? Promise.reject(this.failure) : Promise.resolve({ value: undefined, done: true });
     }
     return new Promise((resolve, reject) => {
       this.waiter = { resolve, reject };

@@ -46,12 +46,7 @@ export function nativeReaderOptions(options: OpenPsampleOptions): NativeReaderOp
     groups,
     config: flag('config', options.config),
     listenAllNsid: flag('listenAllNsid', options.listenAllNsid),
-    receiveBufferBytes: integerIn(
-      'receiveBufferBytes',
-      options.receiveBufferBytes ?? DEFAULT_RECEIVE_BUFFER,
-      4096,
-      2 ** 31 - 1,
-    ),
+    receiveBufferBytes: integerIn('receiveBufferBytes', options.receiveBufferBytes ?? DEFAULT_RECEIVE_BUFFER, 4096, 2 ** 31 - 1),
     queueCapacity: integerIn('queueCapacity', options.queueCapacity ?? DEFAULT_QUEUE_CAPACITY, 1, 2 ** 31 - 1),
     deliveryIntervalUs:
       options.deliveryIntervalMs === undefined ? undefined : integerIn('deliveryIntervalMs', options.deliveryIntervalMs, 1, 1000) * 1000,

@@ -27,8 +27,7 @@ const DROP_KINDS = [
   ['close', STAT.closeDiscards],
 ] as const;
 
-const asyncDispose: typeof Symbol.asyncDispose =
-  Symbol.asyncDispose ?? (Symbol.for('nodejs.asyncDispose') as typeof Symbol.asyncDispose);
+const asyncDispose: typeof Symbol.asyncDispose = Symbol.asyncDispose ?? (Symbol.for('nodejs.asyncDispose') as typeof Symbol.asyncDispose);
 
 export interface PsampleSocketEvents {
   /** Every message of one hand-off from the reader thread, before they are emitted one by one. */

@@ -31,12 +31,34 @@ it('listen --drop-privileges=nobody: says what it gave up, and goes on printing 
   for (let seq = 0; seq < 3; seq++) injector.send(encodePsample({ group: 10, groupSeq: seq }));
   injector.close();
   expect(await run.exited).toBe(0);
-  expect(run.stdout().trim().split('\n').map((l) => (JSON.parse(l) as { groupSeq: number }).groupSeq)).toEqual([0, 1, 2]);
-  expect(run.stderr()).toMatch(/privileges dropped: uid 65534 gid 65534 groups 65534, no capabilities in \d+ of \d+ threads, empty bounding set, no_new_privs/);
+  expect(
+    run
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { groupSeq: number }).groupSeq),
+  ).toEqual([0, 1, 2]);
+  expect(run.stderr()).toMatch(
+    /privileges dropped: uid 65534 gid 65534 groups 65534, no capabilities in \d+ of \d+ threads, empty bounding set, no_new_privs/,
+  );
 });
 
 it('watch --drop-privileges: every thread of the running process is without capabilities', async () => {
-  const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '10', '--no-enrich', '--db', node.remote, '--log-format', 'json', '--drop-privileges=nobody']);
+  const run = startCli([
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--group',
+    '10',
+    '--no-enrich',
+    '--db',
+    node.remote,
+    '--log-format',
+    'json',
+    '--drop-privileges=nobody',
+  ]);
   const dropped = await run.logged((record) => /^privileges dropped/.test(String(record.msg)), 'the drop');
   expect(dropped).toMatchObject({ level: expect.any(Number), uid: 65534, gid: 65534, switchedUser: true, boundingCleared: true });
   await run.listening;
@@ -48,7 +70,20 @@ it('watch --drop-privileges: every thread of the running process is without capa
 });
 
 it('watch --add-ovs-collector --drop-privileges keeps root (owner of the OVS socket) and removes its set at exit', async () => {
-  const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--no-enrich', '--db', node.remote, '--log-format', 'json', '--add-ovs-collector', '--drop-privileges']);
+  const run = startCli([
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--no-enrich',
+    '--db',
+    node.remote,
+    '--log-format',
+    'json',
+    '--add-ovs-collector',
+    '--drop-privileges',
+  ]);
   await run.listening;
   expect(run.records().map((record) => String(record.msg))).toContainEqual(expect.stringMatching(/^privileges dropped: uid 0 gid 0/));
   expect(await node.collectorSetRows()).toEqual([expect.objectContaining({ id: 42, local_group_id: 42 })]);
@@ -58,9 +93,24 @@ it('watch --add-ovs-collector --drop-privileges keeps root (owner of the OVS soc
 });
 
 it('refuses --add-ovs-collector with --drop-privileges=USER (exit 2), before anything is made', async () => {
-  const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--no-enrich', '--db', node.remote, '--log-format', 'json', '--add-ovs-collector', '--drop-privileges=nobody']);
+  const run = startCli([
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--no-enrich',
+    '--db',
+    node.remote,
+    '--log-format',
+    'json',
+    '--add-ovs-collector',
+    '--drop-privileges=nobody',
+  ]);
   expect(await run.exited).toBe(2);
-  expect(run.stderr()).toMatch(/--add-ovs-collector with --drop-privileges=USER: removing the collector set at exit needs write access to the OVS database's socket/);
+  expect(run.stderr()).toMatch(
+    /--add-ovs-collector with --drop-privileges=USER: removing the collector set at exit needs write access to the OVS database's socket/,
+  );
   expect(await node.collectorSetRows()).toEqual([]);
 });
 

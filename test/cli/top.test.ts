@@ -16,7 +16,21 @@ const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 const node = useOvnkNode(ns, GROUP);
 
 function args(): string[] {
-  return ['top', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '42', '--nb', node.dbs.nb.unixRemote, '--sb', node.dbs.sb.unixRemote, '--log-format', 'json'];
+  return [
+    'top',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--group',
+    '42',
+    '--nb',
+    node.dbs.nb.unixRemote,
+    '--sb',
+    node.dbs.sb.unixRemote,
+    '--log-format',
+    'json',
+  ];
 }
 
 /** `denied` packets tenant-b/client → shop/backend (pass then isolation drop) and `allowed` shop/frontend → shop/backend. */
@@ -27,7 +41,14 @@ function traffic(denied: number, allowed: number, seq0: number): void {
     node.injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('isolation') }));
   }
   for (let i = 0; i < allowed; i++) {
-    node.injector.send(encodePsample({ group: 42, proto: 0x800, data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.backend.ip, seq: seq0 + 100 + i }), userCookie: cookieOf('allowFrontend') }));
+    node.injector.send(
+      encodePsample({
+        group: 42,
+        proto: 0x800,
+        data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.backend.ip, seq: seq0 + 100 + i }),
+        userCookie: cookieOf('allowFrontend'),
+      }),
+    );
   }
 }
 
@@ -61,7 +82,11 @@ it('top in a terminal: refreshes every second, sorts on keys, quits on q and giv
     await new Promise((resolve) => setTimeout(resolve, 1100));
     traffic(0, 1, 50); // the allowed row is now the most recent
     tmux('send-keys', '-t', session, 'l');
-    const byLast = await screenUntil(session, (screen) => screen.includes('sorted by last seen') && screen.includes(' 3 '), 'the last-seen order');
+    const byLast = await screenUntil(
+      session,
+      (screen) => screen.includes('sorted by last seen') && screen.includes(' 3 '),
+      'the last-seen order',
+    );
     const ordered = byLast.split('\n').filter((line) => / (DROP|ALLOW) /.test(line));
     expect(ordered[0]).toMatch(/ALLOW/);
     expect(ordered[1]).toMatch(/DROP/);
@@ -71,7 +96,10 @@ it('top in a terminal: refreshes every second, sorts on keys, quits on q and giv
     tmux('send-keys', '-t', session, 'q');
     const after = await screenUntil(session, (screen) => screen.includes('top exited'), 'its exit');
     expect(after).toContain('top exited 0');
-    const records = readFileSync(logs, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { msg: string });
+    const records = readFileSync(logs, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { msg: string });
     expect(records.map((record) => record.msg)).toContain('OVN databases synced');
   } finally {
     tmux('kill-session', '-t', session);

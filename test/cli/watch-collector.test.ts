@@ -15,10 +15,25 @@ afterEach(async () => {
 });
 
 function watch(args: readonly string[]): ReturnType<typeof startCli> {
-  return startCli(['watch', '--netns', ns.name, '--source', 'usersock:34:13', '--no-enrich', '--db', node.remote, '--log-format', 'json', ...args]);
+  return startCli([
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    'usersock:34:13',
+    '--no-enrich',
+    '--db',
+    node.remote,
+    '--log-format',
+    'json',
+    ...args,
+  ]);
 }
 
-const message = (pattern: RegExp) => (record: Record<string, unknown>): boolean => pattern.test(String(record.msg));
+const message =
+  (pattern: RegExp) =>
+  (record: Record<string, unknown>): boolean =>
+    pattern.test(String(record.msg));
 
 describe('watch and the OVS collector set', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('--add-ovs-collector adds set 42 with group 42 on start and removes it on %s', async (signal) => {
@@ -26,26 +41,41 @@ describe('watch and the OVS collector set', () => {
     const listening = await run.listening;
     expect(listening).toMatchObject({ groups: [42] });
     const rows = await node.collectorSetRows();
-    expect(rows).toEqual([expect.objectContaining({ id: 42, local_group_id: 42, external_ids: { owner: 'ovn-psample', 'ovn-psample-pid': String(run.child.pid) } })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        id: 42,
+        local_group_id: 42,
+        external_ids: { owner: 'ovn-psample', 'ovn-psample-pid': String(run.child.pid) },
+      }),
+    ]);
     run.child.kill(signal);
     expect(await run.exited).toBe(0);
-    expect(run.records().map((record) => record.msg)).toContain('removed Flow_Sample_Collector_Set 42 on br-int (made by ovn-psample watch (pid ' + String(run.child.pid) + '))');
+    expect(run.records().map((record) => record.msg)).toContain(
+      'removed Flow_Sample_Collector_Set 42 on br-int (made by ovn-psample watch (pid ' + String(run.child.pid) + '))',
+    );
     expect(await node.collectorSetRows()).toEqual([]);
   });
 
-  it("without --group, listens to the group of the set someone else made, leaves it at exit, and says so when it vanishes", async () => {
+  it('without --group, listens to the group of the set someone else made, leaves it at exit, and says so when it vanishes', async () => {
     const uuid = await node.insertCollectorSet({ id: 42, localGroupId: 123, externalIds: { owner: 'ovnk-debug' } });
     const run = watch([]);
     expect(await run.listening).toMatchObject({ groups: [123] });
-    expect(run.records().map((record) => record.msg)).toContain('listening to psample group 123 of Flow_Sample_Collector_Set 42 on br-int (owned by ovnk-debug)');
+    expect(run.records().map((record) => record.msg)).toContain(
+      'listening to psample group 123 of Flow_Sample_Collector_Set 42 on br-int (owned by ovnk-debug)',
+    );
     await node.deleteCollectorSet(uuid); // ovnkube-observ exits
     const warning = await run.logged(message(/was deleted/), 'the vanished warning');
-    expect(warning).toMatchObject({ level: 40, msg: "Flow_Sample_Collector_Set 42 on br-int (owned by ovnk-debug) was deleted: OVN's samples no longer reach psample group 123" });
+    expect(warning).toMatchObject({
+      level: 40,
+      msg: "Flow_Sample_Collector_Set 42 on br-int (owned by ovnk-debug) was deleted: OVN's samples no longer reach psample group 123",
+    });
     await node.insertCollectorSet({ id: 42, localGroupId: 124, externalIds: { owner: 'ovnk-debug' } });
     await run.logged(message(/now sends to psample group 124, not 123: no more samples reach this watch; restart it/), 'the group change');
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
-    expect(await node.collectorSetRows()).toEqual([expect.objectContaining({ local_group_id: 124, external_ids: { owner: 'ovnk-debug' } })]);
+    expect(await node.collectorSetRows()).toEqual([
+      expect.objectContaining({ local_group_id: 124, external_ids: { owner: 'ovnk-debug' } }),
+    ]);
   });
 
   it('--add-ovs-collector reuses a set with a group, and when it vanishes makes its own with that group (removed at exit)', async () => {
@@ -54,7 +84,9 @@ describe('watch and the OVS collector set', () => {
     expect(await run.listening).toMatchObject({ groups: [123] });
     await node.deleteCollectorSet(uuid);
     await run.logged(message(/^added Flow_Sample_Collector_Set 42 on br-int .* again with psample group 123$/), 'the set made again');
-    expect(await node.collectorSetRows()).toEqual([expect.objectContaining({ local_group_id: 123, external_ids: expect.objectContaining({ owner: 'ovn-psample' }) })]);
+    expect(await node.collectorSetRows()).toEqual([
+      expect.objectContaining({ local_group_id: 123, external_ids: expect.objectContaining({ owner: 'ovn-psample' }) }),
+    ]);
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);
     expect(await node.collectorSetRows()).toEqual([]);
@@ -63,7 +95,10 @@ describe('watch and the OVS collector set', () => {
   it('an --output that cannot be written fails before any collector set is made', async () => {
     const run = watch(['--add-ovs-collector', '--output', '/nonexistent/dir/events.txt']);
     expect(await run.exited).toBe(1);
-    expect(run.records().find((record) => record.level === 60)).toMatchObject({ code: 'OUTPUT_FILE', msg: expect.stringMatching(/^Cannot write \/nonexistent\/dir\/events\.txt \(ENOENT/) });
+    expect(run.records().find((record) => record.level === 60)).toMatchObject({
+      code: 'OUTPUT_FILE',
+      msg: expect.stringMatching(/^Cannot write \/nonexistent\/dir\/events\.txt \(ENOENT/),
+    });
     expect(await node.collectorSetRows()).toEqual([]);
   });
 
@@ -72,14 +107,28 @@ describe('watch and the OVS collector set', () => {
     expect(await run.exited).toBe(1);
     expect(run.records().find((record) => record.level === 60)).toMatchObject({
       code: 'OVS_COLLECTOR_NOT_FOUND',
-      msg: expect.stringMatching(/No Flow_Sample_Collector_Set 42 on br-int, so OVN's samples reach no psample group: run with --add-ovs-collector .*'ovn-psample collector add'.* --group N/),
+      msg: expect.stringMatching(
+        /No Flow_Sample_Collector_Set 42 on br-int, so OVN's samples reach no psample group: run with --add-ovs-collector .*'ovn-psample collector add'.* --group N/,
+      ),
     });
   });
 
   it('--add-ovs-collector refuses, and adds nothing, when the datapath lacks psample', async () => {
     const old = await startNodeOvs({ psample: 'false' });
     try {
-      const run = startCli(['watch', '--netns', ns.name, '--source', 'usersock:34:13', '--no-enrich', '--db', old.remote, '--add-ovs-collector', '--log-format', 'json']);
+      const run = startCli([
+        'watch',
+        '--netns',
+        ns.name,
+        '--source',
+        'usersock:34:13',
+        '--no-enrich',
+        '--db',
+        old.remote,
+        '--add-ovs-collector',
+        '--log-format',
+        'json',
+      ]);
       expect(await run.exited).toBe(1);
       expect(run.records().find((record) => record.level === 60)).toMatchObject({ code: 'OVS_PSAMPLE_UNSUPPORTED' });
       expect(await old.collectorSetRows()).toEqual([]);

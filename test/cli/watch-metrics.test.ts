@@ -15,16 +15,49 @@ const node = useOvnkNode(ns, GROUP);
 
 it('watch --metrics: a real Prometheus scrapes samples, drops, decode outcomes, connections, mirror sizes and policy denials by namespace', async () => {
   const port = await freePort();
-  const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '42', '--nb', node.dbs.nb.unixRemote, '--sb', node.dbs.sb.unixRemote, '--log-format', 'json', '--metrics', `127.0.0.1:${port}`]);
+  const run = startCli([
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--group',
+    '42',
+    '--nb',
+    node.dbs.nb.unixRemote,
+    '--sb',
+    node.dbs.sb.unixRemote,
+    '--log-format',
+    'json',
+    '--metrics',
+    `127.0.0.1:${port}`,
+  ]);
   await run.listening;
   const prometheus = await startPrometheus(`127.0.0.1:${port}`);
   try {
     for (let seq = 1; seq <= 3; seq++) {
       const data = icmpEcho({ src: PODS.client.ip, dst: PODS.backend.ip, seq });
-      node.injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('anpPass'), timestampNs: BigInt(seq) * 1_000_000_000n }));
-      node.injector.send(encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('isolation'), timestampNs: BigInt(seq) * 1_000_000_000n + 10_000n }));
+      node.injector.send(
+        encodePsample({ group: 42, proto: 0x800, data, userCookie: cookieOf('anpPass'), timestampNs: BigInt(seq) * 1_000_000_000n }),
+      );
+      node.injector.send(
+        encodePsample({
+          group: 42,
+          proto: 0x800,
+          data,
+          userCookie: cookieOf('isolation'),
+          timestampNs: BigInt(seq) * 1_000_000_000n + 10_000n,
+        }),
+      );
     }
-    node.injector.send(encodePsample({ group: 42, proto: 0x800, data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.db.ip, seq: 9 }), userCookie: Uint8Array.from(Buffer.from('0200000112345678', 'hex')) }));
+    node.injector.send(
+      encodePsample({
+        group: 42,
+        proto: 0x800,
+        data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.db.ip, seq: 9 }),
+        userCookie: Uint8Array.from(Buffer.from('0200000112345678', 'hex')),
+      }),
+    );
     node.injector.send(Uint8Array.from([16, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]));
 
     const denials = 'sum by (namespace) (ovn_psample_verdicts_total{action="drop",owner_type="NetpolNamespace"})';
@@ -34,7 +67,11 @@ it('watch --metrics: a real Prometheus scrapes samples, drops, decode outcomes, 
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     expect(await prometheus.series(denials)).toEqual([{ metric: { namespace: 'shop' }, value: 3 }]);
-    expect(await prometheus.query('ovn_psample_verdicts_total{action="pass",owner_type="AdminNetworkPolicy",policy="pass-monitoring",direction="Ingress"}')).toBe(3);
+    expect(
+      await prometheus.query(
+        'ovn_psample_verdicts_total{action="pass",owner_type="AdminNetworkPolicy",policy="pass-monitoring",direction="Ingress"}',
+      ),
+    ).toBe(3);
     expect(await prometheus.query('ovn_psample_samples_total{group="42",app="acl-new"}')).toBe(7);
     expect(await prometheus.query('ovn_psample_decodes_total{outcome="stale",reason="sample-not-found"}')).toBe(1);
     expect(await prometheus.query('ovn_psample_decodes_total{outcome="decoded"}')).toBe(6);
@@ -58,17 +95,42 @@ it('OvnPsampleMetrics in a service that runs prom-client: its own registry, the 
   const denial = (namespace: string): NetworkEvent =>
     ({
       group: 1,
-      chain: [{ verdict: 'drop', policy: `isolation:${namespace}`, samples: 1, text: '', event: { app: 'acl-new', owner: { type: 'NetpolNamespace', namespace, direction: 'Ingress' } } }],
+      chain: [
+        {
+          verdict: 'drop',
+          policy: `isolation:${namespace}`,
+          samples: 1,
+          text: '',
+          event: { app: 'acl-new', owner: { type: 'NetpolNamespace', namespace, direction: 'Ingress' } },
+        },
+      ],
     }) as unknown as NetworkEvent;
   for (const namespace of ['a', 'b', 'c', 'd', 'a']) metrics.observe(denial(namespace));
   const text = await registry.getSingleMetricAsString('svc_verdicts_total');
-  expect(text).toContain('svc_verdicts_total{action="drop",owner_type="NetpolNamespace",namespace="a",policy="isolation:a",direction="Ingress"} 2');
-  expect(text).toContain('svc_verdicts_total{action="drop",owner_type="NetpolNamespace",namespace="b",policy="isolation:b",direction="Ingress"} 1');
-  expect(text).toContain('svc_verdicts_total{action="drop",owner_type="NetpolNamespace",namespace="other",policy="other",direction="Ingress"} 2');
+  expect(text).toContain(
+    'svc_verdicts_total{action="drop",owner_type="NetpolNamespace",namespace="a",policy="isolation:a",direction="Ingress"} 2',
+  );
+  expect(text).toContain(
+    'svc_verdicts_total{action="drop",owner_type="NetpolNamespace",namespace="b",policy="isolation:b",direction="Ingress"} 1',
+  );
+  expect(text).toContain(
+    'svc_verdicts_total{action="drop",owner_type="NetpolNamespace",namespace="other",policy="other",direction="Ingress"} 2',
+  );
 });
 
 it('--metrics refuses an address it cannot read, before opening anything (exit 2)', async () => {
-  const run = startCli(['watch', '--source', 'usersock:34:15', '--group', '42', '--no-enrich', '--metrics', 'nowhere', '--log-format', 'json']);
+  const run = startCli([
+    'watch',
+    '--source',
+    'usersock:34:15',
+    '--group',
+    '42',
+    '--no-enrich',
+    '--metrics',
+    'nowhere',
+    '--log-format',
+    'json',
+  ]);
   expect(await run.exited).toBe(2);
   expect(run.stderr()).toMatch(/--metrics nowhere: give HOST:PORT, \[IPV6\]:PORT or :PORT/);
 });

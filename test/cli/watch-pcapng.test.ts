@@ -22,7 +22,12 @@ beforeAll(async () => {
   [dbs, ovs] = await Promise.all([startOvnkNodeDatabases(), startNodeOvs({ psample: 'true' })]);
   // The pod's OVS port, with the ifindex ovs-vswitchd would have written.
   await ovs.writer.transact('Open_vSwitch', [
-    { op: 'insert', table: 'Interface', 'uuid-name': 'i', row: { name: 'vshopfrontend', ifindex: 7, external_ids: ['map', [['iface-id', 'shop_frontend']]] } },
+    {
+      op: 'insert',
+      table: 'Interface',
+      'uuid-name': 'i',
+      row: { name: 'vshopfrontend', ifindex: 7, external_ids: ['map', [['iface-id', 'shop_frontend']]] },
+    },
     { op: 'insert', table: 'Port', 'uuid-name': 'p', row: { name: 'vshopfrontend', interfaces: ['named-uuid', 'i'] } },
     { op: 'mutate', table: 'Bridge', where: [['name', '==', 'br-int']], mutations: [['ports', 'insert', ['set', [['named-uuid', 'p']]]]] },
   ]);
@@ -36,15 +41,35 @@ afterAll(async () => {
 function inject(): void {
   const denied = icmpEcho({ src: PODS.client.ip, dst: PODS.backend.ip, seq: 1 });
   const send = (data: Uint8Array, cookie: Uint8Array, at: bigint, iifindex: number): void =>
-    injector.send(encodePsample({ group: 42, proto: 0x800, iifindex, data, userCookie: cookie, timestampNs: at, origSize: data.length + 100 }));
+    injector.send(
+      encodePsample({ group: 42, proto: 0x800, iifindex, data, userCookie: cookie, timestampNs: at, origSize: data.length + 100 }),
+    );
   send(denied, cookieOf('anpPass'), T0, 9);
   send(denied, cookieOf('isolation'), T0 + 15_000n, 9);
-  send(tcpSyn({ src: PODS.frontend.ip, dst: PODS.backend.ip, srcPort: 40000, dstPort: 8080 }), cookieOf('allowFrontend'), T0 + 2_000_000n, 7);
+  send(
+    tcpSyn({ src: PODS.frontend.ip, dst: PODS.backend.ip, srcPort: 40000, dstPort: 8080 }),
+    cookieOf('allowFrontend'),
+    T0 + 2_000_000n,
+    7,
+  );
 }
 
 function tshark(file: string): string[][] {
-  const fields = ['frame.number', 'frame.time_epoch', 'frame.interface_id', 'frame.interface_name', 'frame.len', 'frame.cap_len', 'ip.src', 'ip.dst', 'frame.comment'];
-  return execFileSync('tshark', ['-r', file, '-T', 'fields', '-E', 'separator=\t', ...fields.flatMap((field) => ['-e', field])], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const fields = [
+    'frame.number',
+    'frame.time_epoch',
+    'frame.interface_id',
+    'frame.interface_name',
+    'frame.len',
+    'frame.cap_len',
+    'ip.src',
+    'ip.dst',
+    'frame.comment',
+  ];
+  return execFileSync('tshark', ['-r', file, '-T', 'fields', '-E', 'separator=\t', ...fields.flatMap((field) => ['-e', field])], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
     .trimEnd()
     .split('\n')
     .map((line) => line.split('\t'));
@@ -62,12 +87,42 @@ const expected = [
     '10.244.0.4',
     `DROP: Delegated by admin network policy pass-monitoring → Dropped by network policies isolation in namespace shop [cookie ${Buffer.from(cookieOf('anpPass')).toString('hex')}, ${Buffer.from(cookieOf('isolation')).toString('hex')}]`,
   ],
-  ['2', '1750000000.125456789', '1', 'vshopfrontend', '154', '54', '10.244.0.3', '10.244.0.4', `ALLOW: Allowed by network policy allow-frontend in namespace shop [cookie ${Buffer.from(cookieOf('allowFrontend')).toString('hex')}]`],
+  [
+    '2',
+    '1750000000.125456789',
+    '1',
+    'vshopfrontend',
+    '154',
+    '54',
+    '10.244.0.3',
+    '10.244.0.4',
+    `ALLOW: Allowed by network policy allow-frontend in namespace shop [cookie ${Buffer.from(cookieOf('allowFrontend')).toString('hex')}]`,
+  ],
 ];
 
 it('--pcapng FILE: tshark reads the packets, kernel timestamps in ns, one interface per ingress ifindex (named from OVS), the chain and cookies as comments', async () => {
   const file = join(dir, 'watch.pcapng');
-  const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '42', '--db', ovs.remote, '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote, '--log-format', 'json', '--count', '2', '--pcapng', file]);
+  const run = startCli([
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--group',
+    '42',
+    '--db',
+    ovs.remote,
+    '--nb',
+    dbs.nb.unixRemote,
+    '--sb',
+    dbs.sb.unixRemote,
+    '--log-format',
+    'json',
+    '--count',
+    '2',
+    '--pcapng',
+    file,
+  ]);
   await run.listening;
   inject();
   expect(await run.exited).toBe(0);
@@ -77,7 +132,32 @@ it('--pcapng FILE: tshark reads the packets, kernel timestamps in ns, one interf
 
 it('--pcapng - streams pcapng on stdout (text then goes nowhere but --output)', async () => {
   const text = join(dir, 'watch.txt');
-  const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', '42', '--db', ovs.remote, '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote, '--log-format', 'json', '--count', '2', '--pcapng', '-', '--output', text], { binaryStdout: true });
+  const run = startCli(
+    [
+      'watch',
+      '--netns',
+      ns.name,
+      '--source',
+      `usersock:34:${GROUP}`,
+      '--group',
+      '42',
+      '--db',
+      ovs.remote,
+      '--nb',
+      dbs.nb.unixRemote,
+      '--sb',
+      dbs.sb.unixRemote,
+      '--log-format',
+      'json',
+      '--count',
+      '2',
+      '--pcapng',
+      '-',
+      '--output',
+      text,
+    ],
+    { binaryStdout: true },
+  );
   await run.listening;
   inject();
   expect(await run.exited).toBe(0);

@@ -18,13 +18,36 @@ function remotes(): string[] {
 it('watch decodes through ssl: NB and SB with the credentials named as ovn-nbctl names them', async () => {
   const pki = node.dbs.pki!;
   const run = startCli([
-    'watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', String(PSAMPLE_GROUP), ...remotes(),
-    '--private-key', pki.clientKey, '--certificate', pki.clientCert, '--ca-cert', pki.caCert,
-    '--format', 'json', '--count', '1', '--log-format', 'json',
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--group',
+    String(PSAMPLE_GROUP),
+    ...remotes(),
+    '--private-key',
+    pki.clientKey,
+    '--certificate',
+    pki.clientCert,
+    '--ca-cert',
+    pki.caCert,
+    '--format',
+    'json',
+    '--count',
+    '1',
+    '--log-format',
+    'json',
   ]);
   await run.listening;
   node.injector.send(
-    encodePsample({ group: PSAMPLE_GROUP, proto: 0x800, iifindex: 1, data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.backend.ip, seq: 1 }), userCookie: cookieOf('allowFrontend') }),
+    encodePsample({
+      group: PSAMPLE_GROUP,
+      proto: 0x800,
+      iifindex: 1,
+      data: icmpEcho({ src: PODS.frontend.ip, dst: PODS.backend.ip, seq: 1 }),
+      userCookie: cookieOf('allowFrontend'),
+    }),
   );
   expect(await run.exited).toBe(0);
   const event = JSON.parse(run.stdout().trim()) as { verdict: string; message: string; src: unknown; dst: unknown };
@@ -38,12 +61,37 @@ it('watch decodes through ssl: NB and SB with the credentials named as ovn-nbctl
 
 it('refuses ssl: remotes without all three credentials (exit 2), and names a CA that does not sign the server (exit 1)', async () => {
   const pki = node.dbs.pki!;
-  const partial = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', String(PSAMPLE_GROUP), ...remotes(), '--private-key', pki.clientKey]);
+  const partial = startCli([
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--group',
+    String(PSAMPLE_GROUP),
+    ...remotes(),
+    '--private-key',
+    pki.clientKey,
+  ]);
   expect(await partial.exited).toBe(2);
   expect(partial.stderr()).toMatch(/ssl: remotes need all three of --private-key, --certificate and --ca-cert/);
   const stranger = startCli([
-    'watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', String(PSAMPLE_GROUP), ...remotes(),
-    '--private-key', pki.clientKey, '--certificate', pki.clientCert, '--ca-cert', pki.otherCaCert, '--log-format', 'text',
+    'watch',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--group',
+    String(PSAMPLE_GROUP),
+    ...remotes(),
+    '--private-key',
+    pki.clientKey,
+    '--certificate',
+    pki.clientCert,
+    '--ca-cert',
+    pki.otherCaCert,
+    '--log-format',
+    'text',
   ]);
   expect(await stranger.exited).toBe(1);
   expect(stranger.stderr()).toMatch(/ssl:127\.0\.0\.1:\d+: .*certificate chain ends at a CA other than .*\[OVSDB_CONNECTION\]/);

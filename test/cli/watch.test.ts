@@ -13,13 +13,30 @@ const GROUP = 11;
 const PSAMPLE_GROUP = 42;
 const T0 = 1_750_000_000_123_456_789n;
 
-
 const node = useOvnkNode(ns, GROUP);
 
 function watch(args: readonly string[]): CliProcess {
-  return startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--group', String(PSAMPLE_GROUP), '--nb', node.dbs.nb.unixRemote, '--sb', node.dbs.sb.unixRemote, '--log-format', 'json', ...args], {
-    env: { TZ: 'UTC' },
-  });
+  return startCli(
+    [
+      'watch',
+      '--netns',
+      ns.name,
+      '--source',
+      `usersock:34:${GROUP}`,
+      '--group',
+      String(PSAMPLE_GROUP),
+      '--nb',
+      node.dbs.nb.unixRemote,
+      '--sb',
+      node.dbs.sb.unixRemote,
+      '--log-format',
+      'json',
+      ...args,
+    ],
+    {
+      env: { TZ: 'UTC' },
+    },
+  );
 }
 
 interface Sample {
@@ -74,7 +91,9 @@ describe('watch --format human', () => {
     expect(lines[0]).toMatch(
       /^15:06:40\.123456 {2}DROP {4}anp:pass-monitoring→isolation:shop {2}shop {2}tenant-b\/client → shop\/backend {2}ICMP 10\.244\.0\.6 → 10\.244\.0\.4 echo-request {2}if1 {2}Delegated by admin network policy pass-monitoring → Dropped by network policies isolation in namespace shop$/,
     );
-    expect(lines[1]).toMatch(/^15:06:40\.124456 {2}ALLOW {3}np:shop\/allow-frontend\s+shop {2}shop\/frontend → shop\/backend\s+ICMP 10\.244\.0\.3 → 10\.244\.0\.4 echo-request\s+if1 {2}Allowed by network policy allow-frontend in namespace shop$/);
+    expect(lines[1]).toMatch(
+      /^15:06:40\.124456 {2}ALLOW {3}np:shop\/allow-frontend\s+shop {2}shop\/frontend → shop\/backend\s+ICMP 10\.244\.0\.3 → 10\.244\.0\.4 echo-request\s+if1 {2}Allowed by network policy allow-frontend in namespace shop$/,
+    );
     // Aligned: every column starts where the one above it does.
     expect(lines[1]!.indexOf('shop/frontend')).toBe(lines[0]!.indexOf('tenant-b/client'));
     expect(stdout).not.toContain('\u001b[');
@@ -123,9 +142,18 @@ describe('watch --format json', () => {
         policy: 'anp:pass-monitoring',
         samples: 1,
         cookie: Buffer.from(cookieOf('anpPass')).toString('hex'),
-        event: expect.objectContaining({ status: 'decoded', app: 'acl-new', action: 'pass', owner: expect.objectContaining({ type: 'AdminNetworkPolicy', name: 'pass-monitoring' }) }),
+        event: expect.objectContaining({
+          status: 'decoded',
+          app: 'acl-new',
+          action: 'pass',
+          owner: expect.objectContaining({ type: 'AdminNetworkPolicy', name: 'pass-monitoring' }),
+        }),
       }),
-      expect.objectContaining({ verdict: 'drop', policy: 'isolation:shop', event: expect.objectContaining({ message: 'Dropped by network policies isolation in namespace shop, direction Ingress' }) }),
+      expect.objectContaining({
+        verdict: 'drop',
+        policy: 'isolation:shop',
+        event: expect.objectContaining({ message: 'Dropped by network policies isolation in namespace shop, direction Ingress' }),
+      }),
     ]);
     // Interface names come from the OVS database or this namespace's sysfs, neither of which has the injected samples' namespace.
     expect(event).not.toHaveProperty('interface');
@@ -141,8 +169,19 @@ describe('watch --format json', () => {
       { data: ping(PODS.frontend, { ip: OUTSIDE_IP }, 7), cookie: cookieOf('egressFirewall'), at: T0 + 2_000_000n },
     );
     const { stdout } = await finished(run);
-    const events = stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as { src: unknown; dst: unknown; message: string });
-    expect(events[0]!.src).toEqual({ kind: 'pod', ip: UDN_POD.ip, namespace: 'blue', name: 'web', network: 'tenant-blue', nad: 'blue/tenant-blue', port: 'tenant.blue_blue_web' });
+    const events = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { src: unknown; dst: unknown; message: string });
+    expect(events[0]!.src).toEqual({
+      kind: 'pod',
+      ip: UDN_POD.ip,
+      namespace: 'blue',
+      name: 'web',
+      network: 'tenant-blue',
+      nad: 'blue/tenant-blue',
+      port: 'tenant.blue_blue_web',
+    });
     expect(events[0]!.dst).toEqual({ kind: 'cluster', ip: PODS.backend.ip, network: 'tenant-blue' });
     expect(events[1]!.src).toEqual({ kind: 'node', ip: MANAGEMENT_IP, name: 'node-a', network: 'default', port: 'k8s-node-a' });
     expect(events[2]).toMatchObject({ dst: { kind: 'external', ip: OUTSIDE_IP }, message: 'Dropped by egress firewall in namespace shop' });
@@ -204,9 +243,14 @@ describe('watch --format observ', () => {
   it('--print-full-packet prints every layer', async () => {
     const run = watch(['--count', '1', '--format', 'observ', '--print-full-packet']);
     await run.listening;
-    send({ data: tcpSyn({ src: PODS.frontend.ip, dst: PODS.backend.ip, srcPort: 40000, dstPort: 8080 }), cookie: cookieOf('allowFrontend') });
+    send({
+      data: tcpSyn({ src: PODS.frontend.ip, dst: PODS.backend.ip, srcPort: 40000, dstPort: 8080 }),
+      cookie: cookieOf('allowFrontend'),
+    });
     const { stdout } = await finished(run);
-    expect(stdout).toMatch(/OVN-K message: Allowed by network policy allow-frontend in namespace shop, direction Ingress\n.* PACKET: 54 bytes, wire length 54 cap length 54\n- Layer 1 = Ethernet\t\{dst=0a:58:0a:f4:00:04 src=0a:58:0a:f4:00:03 vlans=\[\]\}\n- Layer 2 = IPV4\t\{.*src=10\.244\.0\.3 dst=10\.244\.0\.4\}\n- Layer 3 = TCP\t\{srcPort=40000 dstPort=8080 .*flags=\[SYN\].*\}\n\n$/);
+    expect(stdout).toMatch(
+      /OVN-K message: Allowed by network policy allow-frontend in namespace shop, direction Ingress\n.* PACKET: 54 bytes, wire length 54 cap length 54\n- Layer 1 = Ethernet\t\{dst=0a:58:0a:f4:00:04 src=0a:58:0a:f4:00:03 vlans=\[\]\}\n- Layer 2 = IPV4\t\{.*src=10\.244\.0\.3 dst=10\.244\.0\.4\}\n- Layer 3 = TCP\t\{srcPort=40000 dstPort=8080 .*flags=\[SYN\].*\}\n\n$/,
+    );
   });
 });
 
@@ -218,22 +262,42 @@ describe('watch filters', () => {
   /** One packet of each kind, 1 ms apart: what each filter lets through is asserted by its verdict chain's first policy. */
   const mix = (): Sample[] => [
     ...passThenDrop(20, T0),
-    { data: tcpSyn({ src: PODS.frontend.ip, dst: PODS.backend.ip, srcPort: 40000, dstPort: 8080 }), cookie: cookieOf('allowFrontend'), at: T0 + 1_000_000n },
-    { data: udp({ src: PODS.frontend.ip, dst: OUTSIDE_IP, srcPort: 5353, dstPort: 53 }), cookie: cookieOf('egressFirewall'), at: T0 + 2_000_000n },
+    {
+      data: tcpSyn({ src: PODS.frontend.ip, dst: PODS.backend.ip, srcPort: 40000, dstPort: 8080 }),
+      cookie: cookieOf('allowFrontend'),
+      at: T0 + 1_000_000n,
+    },
+    {
+      data: udp({ src: PODS.frontend.ip, dst: OUTSIDE_IP, srcPort: 5353, dstPort: 53 }),
+      cookie: cookieOf('egressFirewall'),
+      at: T0 + 2_000_000n,
+    },
     { data: ping(PODS.frontend, PODS.db, 21), cookie: cookieOf('isolation'), at: T0 + 3_000_000n },
     { data: ping(PODS.frontend, PODS.backend, 22), cookie: cookieOf('allowFrontend', 'acl-est'), at: T0 + 4_000_000n },
   ];
   it.each([
     [['--src', 'tenant-b/client'], ['anp:pass-monitoring']],
-    [['--src', 'shop/', '--dst', '10.244.0.0/24'], ['np:shop/allow-frontend', 'isolation:shop', 'np:shop/allow-frontend']],
+    [
+      ['--src', 'shop/', '--dst', '10.244.0.0/24'],
+      ['np:shop/allow-frontend', 'isolation:shop', 'np:shop/allow-frontend'],
+    ],
     [['--dst', '172.18.0.0/16'], ['egress-firewall:shop']],
-    [['--port', '53', '--port', '8080'], ['np:shop/allow-frontend', 'egress-firewall:shop']],
+    [
+      ['--port', '53', '--port', '8080'],
+      ['np:shop/allow-frontend', 'egress-firewall:shop'],
+    ],
     [['--proto', 'udp'], ['egress-firewall:shop']],
     [['--proto', 'icmp', '--dst', 'shop/db'], ['isolation:shop']],
     [['--namespace', 'tenant-b'], ['anp:pass-monitoring']],
     [['--policy', 'pass-monitoring'], ['anp:pass-monitoring']],
-    [['--policy', 'shop/allow-frontend'], ['np:shop/allow-frontend', 'np:shop/allow-frontend']],
-    [['--action', 'drop'], ['anp:pass-monitoring', 'egress-firewall:shop', 'isolation:shop']],
+    [
+      ['--policy', 'shop/allow-frontend'],
+      ['np:shop/allow-frontend', 'np:shop/allow-frontend'],
+    ],
+    [
+      ['--action', 'drop'],
+      ['anp:pass-monitoring', 'egress-firewall:shop', 'isolation:shop'],
+    ],
     [['--action', 'pass'], ['anp:pass-monitoring']],
     [['--app', 'acl-est'], ['np:shop/allow-frontend']],
   ])('%j shows only what it matches', async (filter, firstPolicies) => {
@@ -244,7 +308,12 @@ describe('watch filters', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
-    const shown = run.stdout().trimEnd().split('\n').filter((line) => line !== '').map((line) => (JSON.parse(line) as { chain: { policy: string }[] }).chain[0]!.policy);
+    const shown = run
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => (JSON.parse(line) as { chain: { policy: string }[] }).chain[0]!.policy);
     expect(shown).toEqual(firstPolicies);
     const summary = await run.logged((record) => String(record.msg).startsWith('summary'), 'the summary');
     expect(summary).toMatchObject({ packets: 5, shown: firstPolicies.length, filtered: 5 - firstPolicies.length });
@@ -271,7 +340,11 @@ describe('watch accounting and lifecycle', () => {
     const run = watch(['--output', output]);
     await run.listening;
     const stale = Uint8Array.from(Buffer.from('0200000112345678', 'hex'));
-    send(...passThenDrop(30), { data: ping(PODS.frontend, PODS.db, 31), cookie: stale, at: T0 + 1_000_000n }, { data: ping(PODS.frontend, PODS.db, 32), at: T0 + 2_000_000n });
+    send(
+      ...passThenDrop(30),
+      { data: ping(PODS.frontend, PODS.db, 31), cookie: stale, at: T0 + 1_000_000n },
+      { data: ping(PODS.frontend, PODS.db, 32), at: T0 + 2_000_000n },
+    );
     node.injector.send(Uint8Array.from([16, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])); // a header-only message: malformed
     await new Promise((resolve) => setTimeout(resolve, 500));
     run.child.kill('SIGINT');
@@ -320,11 +393,24 @@ describe('watch accounting and lifecycle', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await run.exited).toBe(0);
-    expect(run.records().map((record) => record.msg)).toEqual(expect.arrayContaining(['the output was closed; stopping', expect.stringMatching(/^summary: /)]));
+    expect(run.records().map((record) => record.msg)).toEqual(
+      expect.arrayContaining(['the output was closed; stopping', expect.stringMatching(/^summary: /)]),
+    );
   });
 
   it('--no-enrich shows cookies without OVN', async () => {
-    const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--no-enrich', '--log-format', 'json', '--count', '1']);
+    const run = startCli([
+      'watch',
+      '--netns',
+      ns.name,
+      '--source',
+      `usersock:34:${GROUP}`,
+      '--no-enrich',
+      '--log-format',
+      'json',
+      '--count',
+      '1',
+    ]);
     await run.listening;
     send({ data: ping(PODS.frontend, PODS.backend, 40), cookie: cookieOf('allowFrontend') });
     expect(await run.exited).toBe(0);
@@ -332,9 +418,22 @@ describe('watch accounting and lifecycle', () => {
   });
 
   it('fails at once, the cause named, when the named OVN database is not there (exit 1)', async () => {
-    const run = startCli(['watch', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--nb', 'unix:/nonexistent/nb.sock', '--log-format', 'json']);
+    const run = startCli([
+      'watch',
+      '--netns',
+      ns.name,
+      '--source',
+      `usersock:34:${GROUP}`,
+      '--nb',
+      'unix:/nonexistent/nb.sock',
+      '--log-format',
+      'json',
+    ]);
     expect(await run.exited).toBe(1);
     const fatal = run.records().find((record) => record.level === 60);
-    expect(fatal).toMatchObject({ code: 'OVSDB_CONNECTION', msg: expect.stringMatching(/No OVN northbound database at unix:\/nonexistent\/nb\.sock/) });
+    expect(fatal).toMatchObject({
+      code: 'OVSDB_CONNECTION',
+      msg: expect.stringMatching(/No OVN northbound database at unix:\/nonexistent\/nb\.sock/),
+    });
   });
 });

@@ -69,7 +69,10 @@ it('deliveryIntervalMs: samples that keep coming are handed over once per interv
 it('deliveryIntervalMs must be a whole number of milliseconds from 1 to 1000', () => {
   for (const deliveryIntervalMs of [0, 1001, 2.5, Number.NaN]) {
     expect(() => openPsample({ netns: ns.name, source, deliveryIntervalMs })).toThrow(
-      expect.objectContaining({ code: 'INVALID_OPTION', message: expect.stringContaining('deliveryIntervalMs must be an integer from 1 to 1000') }),
+      expect.objectContaining({
+        code: 'INVALID_OPTION',
+        message: expect.stringContaining('deliveryIntervalMs must be an integer from 1 to 1000'),
+      }),
     );
   }
 });
@@ -85,7 +88,7 @@ it('a backlog is delivered a few batches per turn of the event loop: what waits 
   });
   const { sent } = sendWhileBlocked(ns.name, GROUP, burst(20_000));
   // Still without a turn of the event loop: the whole backlog reaches the reader's queue first.
-  for (const limit = Date.now() + 10_000; socket.stats().queued < sent && Date.now() < limit; ) blockThread(5);
+  for (const limit = Date.now() + 10_000; socket.stats().queued < sent && Date.now() < limit;) blockThread(5);
   expect(socket.stats().queued).toBe(sent);
   await waitFor(() => delivered === sent, 20_000, 'all samples');
   expect(deliveredWhenATurnCame).toBeGreaterThan(0);

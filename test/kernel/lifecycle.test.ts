@@ -5,13 +5,7 @@ import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { expect, it } from 'vitest';
 
-import {
-  createInjector,
-  encodePsample,
-  openPsample,
-  PsamplePermissionError,
-  PsampleUnavailableError,
-} from '../../src/index';
+import { createInjector, encodePsample, openPsample, PsamplePermissionError, PsampleUnavailableError } from '../../src/index';
 import { dist } from '../support/child';
 import { hostHasPsample } from '../support/host-kernel';
 import { fileNetns } from '../support/netns';

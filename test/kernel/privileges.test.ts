@@ -82,7 +82,9 @@ function runChild(prefix: readonly string[], body: string, node = process.execPa
     child.on('close', (status) => {
       clearTimeout(timer);
       try {
-        const parsed = JSON.parse(stdout, (_, v: unknown) => (typeof v === 'string' && /^0x[0-9a-f]+$/.test(v) ? BigInt(v) : v)) as ChildOutput;
+        const parsed = JSON.parse(stdout, (_, v: unknown) =>
+          typeof v === 'string' && /^0x[0-9a-f]+$/.test(v) ? BigInt(v) : v,
+        ) as ChildOutput;
         resolve(parsed);
       } catch {
         reject(new Error(`child exited ${status}; stdout: ${stdout}; stderr: ${stderr}`));
@@ -115,7 +117,7 @@ const dropAndReceive = (option: string): string => `
 `;
 
 // Node's SIGUSR1 inspector watchdog blocks every signal (all real-time ones included).
-const blocksEverySignal = (t: ThreadStatus): boolean => (t.sigBlk >> 33n & 0x7fffffffn) === 0x7fffffffn;
+const blocksEverySignal = (t: ThreadStatus): boolean => ((t.sigBlk >> 33n) & 0x7fffffffn) === 0x7fffffffn;
 
 describe('dropPrivileges after the socket has joined (as root)', () => {
   it('{ user: "nobody" }: every thread switches to nobody with no capability, and samples keep flowing', async () => {
@@ -127,7 +129,12 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
     expect(out.after!.map((t) => t.name)).toContain('psample-reader');
     expect(out.after!.length).toBeGreaterThanOrEqual(10);
     for (const t of [...out.after!, ...out.atEnd!]) {
-      expect({ tid: t.tid, uid: t.uid, gid: t.gid, groups: t.groups }).toEqual({ tid: t.tid, uid: [65534, 65534, 65534, 65534], gid: [65534, 65534, 65534, 65534], groups: '65534' });
+      expect({ tid: t.tid, uid: t.uid, gid: t.gid, groups: t.groups }).toEqual({
+        tid: t.tid,
+        uid: [65534, 65534, 65534, 65534],
+        gid: [65534, 65534, 65534, 65534],
+        groups: '65534',
+      });
       expect({ tid: t.tid, inh: t.inh, prm: t.prm, eff: t.eff, amb: t.amb }).toEqual({ tid: t.tid, inh: 0n, prm: 0n, eff: 0n, amb: 0n });
       if (!blocksEverySignal(t)) expect({ tid: t.tid, bnd: t.bnd, nnp: t.nnp }).toEqual({ tid: t.tid, bnd: 0n, nnp: 1 });
     }
@@ -146,7 +153,15 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
     for (const t of [...out.after!, ...out.atEnd!]) {
       expect(t.uid).toEqual([0, 0, 0, 0]);
       if (blocksEverySignal(t)) continue;
-      expect({ tid: t.tid, inh: t.inh, prm: t.prm, eff: t.eff, bnd: t.bnd, amb: t.amb, nnp: t.nnp }).toEqual({ tid: t.tid, inh: 0n, prm: 0n, eff: 0n, bnd: 0n, amb: 0n, nnp: 1 });
+      expect({ tid: t.tid, inh: t.inh, prm: t.prm, eff: t.eff, bnd: t.bnd, amb: t.amb, nnp: t.nnp }).toEqual({
+        tid: t.tid,
+        inh: 0n,
+        prm: 0n,
+        eff: 0n,
+        bnd: 0n,
+        amb: 0n,
+        nnp: 1,
+      });
     }
     // Without a user switch the kernel leaves the watchdog's sets alone: reported, not hidden.
     expect(out.report!.unreachedThreads.map((t) => t.tid)).toEqual(out.after!.filter(blocksEverySignal).map((t) => t.tid));
@@ -156,7 +171,9 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
     const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
     const gone = hex(controllerMessage(CTRL_CMD_DELFAMILY, { name: 'psample', id: FAMILY, groups: { packets: GROUP } }));
     const back = hex(controllerMessage(CTRL_CMD_NEWFAMILY, { name: 'psample', id: FAMILY + 1, groups: { packets: GROUP + 1 } }));
-    const out = await runChild([], `
+    const out = await runChild(
+      [],
+      `
       const injector = lib.createInjector({ protocol: 'usersock', groupId: ${GROUP}, netns: ${JSON.stringify(ns.name)} });
       const socket = lib.openPsample({ netns: ${JSON.stringify(ns.name)}, source, dropPrivileges: { user: 'nobody' } });
       const events = [];
@@ -165,14 +182,19 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
       socket.on('error', (e) => print({ events, error: { name: e.name, code: e.code, message: e.message, capability: e.capability } }));
       injector.send(Buffer.from('${gone}', 'hex'));
       setTimeout(() => injector.send(Buffer.from('${back}', 'hex')), 200);
-    `);
+    `,
+    );
     expect(out.events).toEqual(['gap start', 'close']);
     expect(out.error).toMatchObject({ name: 'PsamplePermissionError', code: 'PSAMPLE_PERMISSION', capability: 'CAP_NET_ADMIN' });
-    expect(out.error!.message).toMatch(/registered again .* rejoining its packets group needs CAP_NET_ADMIN, which this process gave up \(dropPrivileges\)/);
+    expect(out.error!.message).toMatch(
+      /registered again .* rejoining its packets group needs CAP_NET_ADMIN, which this process gave up \(dropPrivileges\)/,
+    );
   });
 
   it('from a worker thread, while other workers start: every thread of the process, and dropping again changes nothing', async () => {
-    const out = await runChild([], `
+    const out = await runChild(
+      [],
+      `
       (async () => {
         const opener = new Worker(\`
           const lib = require(${JSON.stringify(dist)});
@@ -189,24 +211,36 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
         print({ report: result.again, status: String(result.threads), atEnd: threads() });
         for (const w of starting) w.terminate();
       })().catch((e) => print({ error: { name: e.name, code: e.code, message: e.message } }));
-    `);
+    `,
+    );
     expect(out.error).toBeUndefined();
     expect(out.report).toMatchObject({ switchedUser: true, uid: 65534, boundingCleared: true });
     expect(out.report!.boundingKeptBecause).toBeUndefined();
     for (const t of out.atEnd!) {
-      expect({ tid: t.tid, uid: t.uid, prm: t.prm, eff: t.eff, inh: t.inh, amb: t.amb }).toEqual({ tid: t.tid, uid: [65534, 65534, 65534, 65534], prm: 0n, eff: 0n, inh: 0n, amb: 0n });
+      expect({ tid: t.tid, uid: t.uid, prm: t.prm, eff: t.eff, inh: t.inh, amb: t.amb }).toEqual({
+        tid: t.tid,
+        uid: [65534, 65534, 65534, 65534],
+        prm: 0n,
+        eff: 0n,
+        inh: 0n,
+        amb: 0n,
+      });
       if (!blocksEverySignal(t)) expect({ tid: t.tid, bnd: t.bnd, nnp: t.nnp }).toEqual({ tid: t.tid, bnd: 0n, nnp: 1 });
     }
   });
 
   it('checks the option before opening anything: an unknown user is INVALID_OPTION, a group needs a user', () => {
     const source = { protocol: 'usersock', familyId: FAMILY, groupId: GROUP } as const;
-    expect(() => openPsample({ netns: ns.name, source, dropPrivileges: { group: 'nogroup' } })).toThrow(/dropPrivileges.group needs dropPrivileges.user/);
+    expect(() => openPsample({ netns: ns.name, source, dropPrivileges: { group: 'nogroup' } })).toThrow(
+      /dropPrivileges.group needs dropPrivileges.user/,
+    );
     expect(() => openPsample({ netns: ns.name, source, dropPrivileges: { user: 'a b' } })).toThrow(InvalidOptionError);
   });
 
   it('an unknown user or uid 0 fails with INVALID_OPTION and leaves no socket, no privilege lost', async () => {
-    const out = await runChild([], `
+    const out = await runChild(
+      [],
+      `
       const tasks = () => fs.readdirSync('/proc/self/task').length;
       const fds = () => fs.readdirSync('/proc/self/fd').length;
       const [t0, f0] = [tasks(), fds()];
@@ -216,7 +250,8 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
         catch (e) { errors.push(e.code + ': ' + e.message); }
       }
       print({ events: errors, status: [tasks() === t0, fds() === f0, BigInt(threads()[0].prm) !== 0n].join() });
-    `);
+    `,
+    );
     expect(out.events).toEqual([
       expect.stringMatching(/^INVALID_OPTION: dropPrivileges.user: there is no user 'no-such-user-ovnps'/),
       expect.stringMatching(/^INVALID_OPTION: dropPrivileges.user: uid 0 keeps root's privileges/),
@@ -227,9 +262,17 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
 
 describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)', () => {
   const asNobody = (caps: string): string[] => [
-    'ip', 'netns', 'exec', ns.name,
-    'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
-    `--inh-caps=-all${caps}`, `--ambient-caps=-all${caps}`, `--bounding-set=-all${caps}`,
+    'ip',
+    'netns',
+    'exec',
+    ns.name,
+    'setpriv',
+    '--reuid=65534',
+    '--regid=65534',
+    '--clear-groups',
+    `--inh-caps=-all${caps}`,
+    `--ambient-caps=-all${caps}`,
+    `--bounding-set=-all${caps}`,
   ];
   const openAndReceive = (option: string): string => `
     (async () => {
@@ -251,24 +294,44 @@ describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)',
     expect(out.received).toBe(3);
     const NET_ADMIN = 1n << 12n;
     const main = out.before![0]!;
-    expect({ uid: main.uid, prm: main.prm, eff: main.eff, amb: main.amb, bnd: main.bnd }).toEqual({ uid: [65534, 65534, 65534, 65534], prm: NET_ADMIN, eff: NET_ADMIN, amb: NET_ADMIN, bnd: NET_ADMIN });
+    expect({ uid: main.uid, prm: main.prm, eff: main.eff, amb: main.amb, bnd: main.bnd }).toEqual({
+      uid: [65534, 65534, 65534, 65534],
+      prm: NET_ADMIN,
+      eff: NET_ADMIN,
+      amb: NET_ADMIN,
+      bnd: NET_ADMIN,
+    });
   });
 
   it('without it, opening fails with PSAMPLE_PERMISSION naming the capability and how to grant it', async () => {
     const out = await runChild(asNobody(''), openAndReceive('false'));
     expect(out.before![0]!.eff).toBe(0n);
     expect(out.error).toMatchObject({ name: 'PsamplePermissionError', code: 'PSAMPLE_PERMISSION', capability: 'CAP_NET_ADMIN' });
-    expect(out.error!.message).toMatch(/multicast group needs CAP_NET_ADMIN, which this process does not have: run as root, or grant only that capability \(systemd AmbientCapabilities=CAP_NET_ADMIN, setcap cap_net_admin\+ep .*securityContext\.capabilities\.add: \[NET_ADMIN\]\)/);
+    expect(out.error!.message).toMatch(
+      /multicast group needs CAP_NET_ADMIN, which this process does not have: run as root, or grant only that capability \(systemd AmbientCapabilities=CAP_NET_ADMIN, setcap cap_net_admin\+ep .*securityContext\.capabilities\.add: \[NET_ADMIN\]\)/,
+    );
   });
 
   it('with dropPrivileges: true it then gives up CAP_NET_ADMIN too; the bounding set stays (no CAP_SETPCAP), and it says why', async () => {
     const out = await runChild(asNobody(',+net_admin'), openAndReceive('true'));
     expect(out.error).toBeUndefined();
     expect(out.received).toBe(3);
-    expect(out.report).toMatchObject({ switchedUser: false, uid: 65534, boundingCleared: false, boundingKeptBecause: expect.stringMatching(/needs CAP_SETPCAP/) });
+    expect(out.report).toMatchObject({
+      switchedUser: false,
+      uid: 65534,
+      boundingCleared: false,
+      boundingKeptBecause: expect.stringMatching(/needs CAP_SETPCAP/),
+    });
     for (const t of out.after!) {
       if (blocksEverySignal(t)) continue;
-      expect({ tid: t.tid, inh: t.inh, prm: t.prm, eff: t.eff, amb: t.amb, nnp: t.nnp }).toEqual({ tid: t.tid, inh: 0n, prm: 0n, eff: 0n, amb: 0n, nnp: 1 });
+      expect({ tid: t.tid, inh: t.inh, prm: t.prm, eff: t.eff, amb: t.amb, nnp: t.nnp }).toEqual({
+        tid: t.tid,
+        inh: 0n,
+        prm: 0n,
+        eff: 0n,
+        amb: 0n,
+        nnp: 1,
+      });
     }
   });
 
@@ -279,21 +342,37 @@ describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)',
     const dir = mkdtempSync(path.join(tmpdir(), 'ovnps-filecap-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const withFileCap = path.join(dir, 'node');
-    const bounded = (): string[] => ['ip', 'netns', 'exec', ns.name, 'setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--ambient-caps=-all', '--bounding-set=-all,+net_admin'];
+    const bounded = (): string[] => [
+      'ip',
+      'netns',
+      'exec',
+      ns.name,
+      'setpriv',
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      '--inh-caps=-all',
+      '--ambient-caps=-all',
+      '--bounding-set=-all,+net_admin',
+    ];
 
     // A file-capability executable runs in secure-execution mode, where the loader ignores
     // LD_PRELOAD: under npm run test:asan the sanitizer runtime the addon needs would be missing.
-    it.skipIf(process.env.LD_PRELOAD !== undefined)('grants CAP_NET_ADMIN to the process at exec, and dropPrivileges then gives it up', async () => {
-      chmodSync(dir, 0o755);
-      copyFileSync(process.execPath, withFileCap);
-      execFileSync('setcap', ['cap_net_admin+ep', withFileCap]);
-      const out = await runChild(bounded(), openAndReceive('true'), withFileCap);
-      expect(out.error).toBeUndefined();
-      expect(out.received).toBe(3);
-      const NET_ADMIN = 1n << 12n;
-      expect(out.before![0]).toMatchObject({ uid: [65534, 65534, 65534, 65534], inh: 0n, prm: NET_ADMIN, eff: NET_ADMIN, amb: 0n });
-      for (const t of out.after!) if (!blocksEverySignal(t)) expect({ tid: t.tid, prm: t.prm, eff: t.eff }).toEqual({ tid: t.tid, prm: 0n, eff: 0n });
-    });
+    it.skipIf(process.env.LD_PRELOAD !== undefined)(
+      'grants CAP_NET_ADMIN to the process at exec, and dropPrivileges then gives it up',
+      async () => {
+        chmodSync(dir, 0o755);
+        copyFileSync(process.execPath, withFileCap);
+        execFileSync('setcap', ['cap_net_admin+ep', withFileCap]);
+        const out = await runChild(bounded(), openAndReceive('true'), withFileCap);
+        expect(out.error).toBeUndefined();
+        expect(out.received).toBe(3);
+        const NET_ADMIN = 1n << 12n;
+        expect(out.before![0]).toMatchObject({ uid: [65534, 65534, 65534, 65534], inh: 0n, prm: NET_ADMIN, eff: NET_ADMIN, amb: 0n });
+        for (const t of out.after!)
+          if (!blocksEverySignal(t)) expect({ tid: t.tid, prm: t.prm, eff: t.eff }).toEqual({ tid: t.tid, prm: 0n, eff: 0n });
+      },
+    );
 
     it('without the file capability the same process has nothing, and fails with PSAMPLE_PERMISSION', async () => {
       const out = await runChild(bounded(), openAndReceive('true'));
@@ -303,11 +382,14 @@ describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)',
   });
 
   it('a user switch without CAP_SETUID fails with PRIVILEGE_DROP before anything changed, and the socket is closed', async () => {
-    const out = await runChild(asNobody(',+net_admin'), `
+    const out = await runChild(
+      asNobody(',+net_admin'),
+      `
       const fds = fs.readdirSync('/proc/self/fd').length;
       try { lib.openPsample({ source, dropPrivileges: { user: 'daemon' } }); }
       catch (e) { print({ error: { name: e.name, code: e.code, message: e.message }, status: String(fs.readdirSync('/proc/self/fd').length === fds), after: threads() }); }
-    `);
+    `,
+    );
     expect(out.error).toMatchObject({ name: 'PrivilegeDropError', code: 'PRIVILEGE_DROP' });
     expect(out.error!.message).toMatch(/switching to user daemon needs CAP_SETUID and CAP_SETGID, which this process lacks/);
     expect(out.status).toBe('true');

@@ -25,7 +25,20 @@ describe('the real psample family', () => {
     const events: PsampleMessage[] = [];
     socket.on('group', (g) => events.push(g));
     runInNetns(sampled.netns, 'tc', [
-      'filter', 'add', 'dev', sampled.dev, 'ingress', 'pref', '5', 'matchall', 'action', 'sample', 'rate', '1', 'group', '61',
+      'filter',
+      'add',
+      'dev',
+      sampled.dev,
+      'ingress',
+      'pref',
+      '5',
+      'matchall',
+      'action',
+      'sample',
+      'rate',
+      '1',
+      'group',
+      '61',
     ]);
     runInNetns(sampled.netns, 'tc', ['filter', 'del', 'dev', sampled.dev, 'ingress', 'pref', '5']);
     await settle(500);
@@ -46,7 +59,20 @@ describe('the real psample family', () => {
     impostor.send(encodePsample({ group: 62, groupSeq: 0, proto: 0x800 }, { familyId: socket.familyId }));
     impostor.close();
     runInNetns(sampled.netns, 'tc', [
-      'filter', 'add', 'dev', sampled.dev, 'ingress', 'pref', '6', 'matchall', 'action', 'sample', 'rate', '1', 'group', '62',
+      'filter',
+      'add',
+      'dev',
+      sampled.dev,
+      'ingress',
+      'pref',
+      '6',
+      'matchall',
+      'action',
+      'sample',
+      'rate',
+      '1',
+      'group',
+      '62',
     ]);
     await traffic(peer.netns, 'ping', ['-c', '2', '-i', '0.2', sampled.ip]);
     await settle(500);

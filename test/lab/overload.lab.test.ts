@@ -34,8 +34,20 @@ describe('overload: kernel drops are counted exactly', () => {
     socket.on('drop', (event: PsampleDropEvent) => dropEvents.push(event));
     // The group is created with the filter, after the socket: no sample predates the socket.
     runInNetns(sampled.netns, 'tc', [
-      'filter', 'add', 'dev', sampled.dev, 'ingress', 'protocol', 'ip', 'matchall',
-      'action', 'sample', 'rate', '1', 'group', String(GROUP),
+      'filter',
+      'add',
+      'dev',
+      sampled.dev,
+      'ingress',
+      'protocol',
+      'ip',
+      'matchall',
+      'action',
+      'sample',
+      'rate',
+      '1',
+      'group',
+      String(GROUP),
     ]);
     const lastSeq = FLOOD + TAIL - 1;
     const pending = collectSamples(socket, (s) => s.some((m) => m.groupSeq === lastSeq), `GROUP_SEQ ${lastSeq}`, 120_000);

@@ -35,12 +35,22 @@ describe('Open vSwitch local sampling -> psample (real datapath)', () => {
       run('ovs-vsctl', ['add-port', BRIDGE, pod.port]);
     }
     run('ovs-vsctl', [
-      '--', '--id=@br', 'get', 'Bridge', BRIDGE,
-      '--', 'create', 'Flow_Sample_Collector_Set', 'bridge=@br', `id=${COLLECTOR_SET_ID}`, `local_group_id=${GROUP}`,
+      '--',
+      '--id=@br',
+      'get',
+      'Bridge',
+      BRIDGE,
+      '--',
+      'create',
+      'Flow_Sample_Collector_Set',
+      'bridge=@br',
+      `id=${COLLECTOR_SET_ID}`,
+      `local_group_id=${GROUP}`,
     ]);
     run('ovs-ofctl', ['del-flows', BRIDGE]);
     run('ovs-ofctl', [
-      'add-flow', BRIDGE,
+      'add-flow',
+      BRIDGE,
       `priority=100,in_port=${PODS[0].port},actions=sample(probability=65535,collector_set_id=${COLLECTOR_SET_ID},` +
         `obs_domain_id=${OBS_DOMAIN_ID},obs_point_id=${OBS_POINT_ID}),NORMAL`,
     ]);
@@ -55,11 +65,7 @@ describe('Open vSwitch local sampling -> psample (real datapath)', () => {
 
   it('decodes the observation ids, the probability flag and the group that were configured', async () => {
     const socket = open({ groups: [GROUP] });
-    const pending = collectSamples(
-      socket,
-      (s) => s.filter((m) => m.proto === 0x0800).length >= 3,
-      `3 IPv4 samples of group ${GROUP}`,
-    );
+    const pending = collectSamples(socket, (s) => s.filter((m) => m.proto === 0x0800).length >= 3, `3 IPv4 samples of group ${GROUP}`);
     run('ip', ['netns', 'exec', PODS[0].netns, 'ping', '-c', '3', '-i', '0.2', PODS[1].ip]);
     const samples = await pending;
 

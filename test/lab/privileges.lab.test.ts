@@ -17,8 +17,22 @@ const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 // listen decodes through OVN when /var/run/ovn/ovnnb_db.sock exists (another lab file may have
 // started OVN): an empty tmpfs over it, in a mount namespace of the run's own.
 const HIDE_OVN = 'if [ -d /var/run/ovn ]; then mount -t tmpfs -o size=64k ovn-hidden /var/run/ovn || exit 1; fi; exec "$@"';
-const ONLY_NET_ADMIN = ['--reuid=nobody', '--regid=nogroup', '--clear-groups', '--inh-caps=-all,+net_admin', '--ambient-caps=-all,+net_admin', '--bounding-set=-all,+net_admin'];
-const NO_CAPABILITY = ['--reuid=nobody', '--regid=nogroup', '--clear-groups', '--inh-caps=-all', '--ambient-caps=-all', '--bounding-set=-all'];
+const ONLY_NET_ADMIN = [
+  '--reuid=nobody',
+  '--regid=nogroup',
+  '--clear-groups',
+  '--inh-caps=-all,+net_admin',
+  '--ambient-caps=-all,+net_admin',
+  '--bounding-set=-all,+net_admin',
+];
+const NO_CAPABILITY = [
+  '--reuid=nobody',
+  '--regid=nogroup',
+  '--clear-groups',
+  '--inh-caps=-all',
+  '--ambient-caps=-all',
+  '--bounding-set=-all',
+];
 
 let sampled: NetnsEnd;
 let peer: NetnsEnd;
@@ -53,7 +67,14 @@ function listen(setpriv: readonly string[] | undefined, args: readonly string[])
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
   void exited.then(() => clearTimeout(timer));
-  return { pid: child.pid!, command: `ip netns exec ${sampled.netns} ${inner.join(' ')}`, listening, exited, stdout: () => stdout, stderr: () => stderr };
+  return {
+    pid: child.pid!,
+    command: `ip netns exec ${sampled.netns} ${inner.join(' ')}`,
+    listening,
+    exited,
+    stdout: () => stdout,
+    stderr: () => stderr,
+  };
 }
 
 /** The credential lines of every thread of `pid`, as /proc shows them. */
@@ -72,10 +93,14 @@ const proofLine = (t: Record<string, string>): string =>
   `tid ${t.tid} ${t.Name}: Uid ${t.Uid} Gid ${t.Gid} Groups ${t.Groups || '-'} CapInh ${t.CapInh} CapPrm ${t.CapPrm} CapEff ${t.CapEff} CapBnd ${t.CapBnd} CapAmb ${t.CapAmb} NoNewPrivs ${t.NoNewPrivs}`;
 
 const groupSeqs = (stdout: string): Array<[number, number]> =>
-  stdout.trim().split('\n').filter(Boolean).map((line) => {
-    const sample = JSON.parse(line) as { group: number; groupSeq: number };
-    return [sample.group, sample.groupSeq];
-  });
+  stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const sample = JSON.parse(line) as { group: number; groupSeq: number };
+      return [sample.group, sample.groupSeq];
+    });
 
 function ping(count: number): Promise<void> {
   return traffic(peer.netns, 'ping', ['-c', String(count), '-i', '0.2', sampled.ip]);
@@ -83,7 +108,22 @@ function ping(count: number): Promise<void> {
 
 function addSampleFilter(): void {
   runInNetns(sampled.netns, 'tc', ['qdisc', 'add', 'dev', sampled.dev, 'clsact']);
-  runInNetns(sampled.netns, 'tc', ['filter', 'add', 'dev', sampled.dev, 'ingress', 'protocol', 'ip', 'matchall', 'action', 'sample', 'rate', '1', 'group', String(GROUP)]);
+  runInNetns(sampled.netns, 'tc', [
+    'filter',
+    'add',
+    'dev',
+    sampled.dev,
+    'ingress',
+    'protocol',
+    'ip',
+    'matchall',
+    'action',
+    'sample',
+    'rate',
+    '1',
+    'group',
+    String(GROUP),
+  ]);
 }
 
 function removeSampleFilter(): void {
@@ -111,9 +151,22 @@ describe('least privilege on the real kernel', () => {
       expect(await run.exited).toBe(0);
       console.log(`PROOF setpriv: ${run.command}`);
       console.log(`PROOF setpriv /proc/${run.pid}/status: ${proofLine(main!)}`);
-      console.log(`PROOF setpriv samples: ${JSON.stringify(groupSeqs(run.stdout()))} (group, GROUP_SEQ); ${run.stderr().trim().split('\n').pop()}`);
-      expect(main).toMatchObject({ Uid: '65534 65534 65534 65534', Gid: '65534 65534 65534 65534', CapPrm: '0000000000001000', CapEff: '0000000000001000', CapBnd: '0000000000001000', CapAmb: '0000000000001000' });
-      expect(groupSeqs(run.stdout())).toEqual([[GROUP, 0], [GROUP, 1], [GROUP, 2]]);
+      console.log(
+        `PROOF setpriv samples: ${JSON.stringify(groupSeqs(run.stdout()))} (group, GROUP_SEQ); ${run.stderr().trim().split('\n').pop()}`,
+      );
+      expect(main).toMatchObject({
+        Uid: '65534 65534 65534 65534',
+        Gid: '65534 65534 65534 65534',
+        CapPrm: '0000000000001000',
+        CapEff: '0000000000001000',
+        CapBnd: '0000000000001000',
+        CapAmb: '0000000000001000',
+      });
+      expect(groupSeqs(run.stdout())).toEqual([
+        [GROUP, 0],
+        [GROUP, 1],
+        [GROUP, 2],
+      ]);
     } finally {
       removeSampleFilter();
     }
@@ -123,7 +176,9 @@ describe('least privilege on the real kernel', () => {
     const run = listen(NO_CAPABILITY, ['--count', '1']);
     expect(await run.exited).toBe(1);
     console.log(`PROOF without the capability: ${run.command}\nPROOF -> ${run.stderr().trim()}`);
-    expect(run.stderr()).toMatch(/joining the 'packets' multicast group needs CAP_NET_ADMIN, which this process does not have: .*\[PSAMPLE_PERMISSION\]/);
+    expect(run.stderr()).toMatch(
+      /joining the 'packets' multicast group needs CAP_NET_ADMIN, which this process does not have: .*\[PSAMPLE_PERMISSION\]/,
+    );
   });
 
   it('--drop-privileges=nobody as root: every thread ends up nobody without capabilities, and samples keep flowing', async () => {
@@ -135,16 +190,33 @@ describe('least privilege on the real kernel', () => {
       await ping(3);
       expect(await run.exited).toBe(0);
       console.log(`PROOF drop: ${run.command}`);
-      console.log(`PROOF drop: ${run.stderr().split('\n').find((line) => line.includes('privileges dropped'))}`);
+      console.log(
+        `PROOF drop: ${run
+          .stderr()
+          .split('\n')
+          .find((line) => line.includes('privileges dropped'))}`,
+      );
       for (const thread of threads) console.log(`PROOF drop /proc/${run.pid}/task/${proofLine(thread)}`);
       console.log(`PROOF drop samples after the drop: ${JSON.stringify(groupSeqs(run.stdout()))} (group, GROUP_SEQ)`);
       expect(threads.map((t) => t.Name)).toContain('psample-reader');
       for (const thread of threads) {
-        expect(thread).toMatchObject({ Uid: '65534 65534 65534 65534', Gid: '65534 65534 65534 65534', Groups: '65534', CapInh: '0000000000000000', CapPrm: '0000000000000000', CapEff: '0000000000000000', CapAmb: '0000000000000000' });
+        expect(thread).toMatchObject({
+          Uid: '65534 65534 65534 65534',
+          Gid: '65534 65534 65534 65534',
+          Groups: '65534',
+          CapInh: '0000000000000000',
+          CapPrm: '0000000000000000',
+          CapEff: '0000000000000000',
+          CapAmb: '0000000000000000',
+        });
       }
       // Every thread but Node's SIGUSR1 watchdog (which blocks every signal) also lost its bounding set.
       expect(threads.filter((t) => t.CapBnd !== '0000000000000000' || t.NoNewPrivs !== '1').length).toBeLessThanOrEqual(1);
-      expect(groupSeqs(run.stdout())).toEqual([[GROUP, 0], [GROUP, 1], [GROUP, 2]]);
+      expect(groupSeqs(run.stdout())).toEqual([
+        [GROUP, 0],
+        [GROUP, 1],
+        [GROUP, 2],
+      ]);
     } finally {
       removeSampleFilter();
     }
@@ -157,7 +229,16 @@ describe('least privilege on the real kernel', () => {
     await unloadModule('psample');
     loadModules('psample', 'act_sample');
     expect(await run.exited).toBe(1);
-    console.log(`PROOF reload after the drop -> ${run.stderr().trim().split('\n').filter((l) => /PSAMPLE_PERMISSION/.test(l)).join(' ')}`);
-    expect(run.stderr()).toMatch(/the psample family registered again .* rejoining its packets group needs CAP_NET_ADMIN, which this process gave up \(dropPrivileges\).*\[PSAMPLE_PERMISSION\]/);
+    console.log(
+      `PROOF reload after the drop -> ${run
+        .stderr()
+        .trim()
+        .split('\n')
+        .filter((l) => /PSAMPLE_PERMISSION/.test(l))
+        .join(' ')}`,
+    );
+    expect(run.stderr()).toMatch(
+      /the psample family registered again .* rejoining its packets group needs CAP_NET_ADMIN, which this process gave up \(dropPrivileges\).*\[PSAMPLE_PERMISSION\]/,
+    );
   });
 });

@@ -24,8 +24,20 @@ let ovsWasRunning = false;
 function addSampleFilter(): void {
   runInNetns(sampled.netns, 'tc', ['qdisc', 'add', 'dev', sampled.dev, 'clsact']);
   runInNetns(sampled.netns, 'tc', [
-    'filter', 'add', 'dev', sampled.dev, 'ingress', 'protocol', 'ip', 'matchall',
-    'action', 'sample', 'rate', '1', 'group', String(GROUP),
+    'filter',
+    'add',
+    'dev',
+    sampled.dev,
+    'ingress',
+    'protocol',
+    'ip',
+    'matchall',
+    'action',
+    'sample',
+    'rate',
+    '1',
+    'group',
+    String(GROUP),
   ]);
 }
 
@@ -83,7 +95,11 @@ describe('psample unloaded and loaded again under a live socket (real kernel)', 
     removeSampleFilter();
 
     // A new group of the new family: its sequence starts again.
-    expect(samples.map((s) => [s.group, s.groupSeq])).toEqual([[GROUP, 0], [GROUP, 1], [GROUP, 2]]);
+    expect(samples.map((s) => [s.group, s.groupSeq])).toEqual([
+      [GROUP, 0],
+      [GROUP, 1],
+      [GROUP, 2],
+    ]);
     expect(gaps[0]).toEqual({ phase: 'start', total: 1 });
     expect(gaps[1]).toMatchObject({ phase: 'end', total: 1, familyId: socket.familyId, groupId: socket.groupId });
     expect(gaps[1]!.durationMs).toBeGreaterThan(0);

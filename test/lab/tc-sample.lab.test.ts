@@ -17,8 +17,19 @@ let peer: NetnsEnd;
 
 function addSampleFilter(direction: 'ingress' | 'egress', pref: number, action: string[]): void {
   runInNetns(sampled.netns, 'tc', [
-    'filter', 'add', 'dev', sampled.dev, direction, 'pref', String(pref), 'protocol', 'ip',
-    'matchall', 'action', 'sample', ...action,
+    'filter',
+    'add',
+    'dev',
+    sampled.dev,
+    direction,
+    'pref',
+    String(pref),
+    'protocol',
+    'ip',
+    'matchall',
+    'action',
+    'sample',
+    ...action,
   ]);
 }
 

@@ -29,8 +29,24 @@ describe('tunnel metadata of a sample taken on a collect-metadata VXLAN device',
     runInNetns(receiver.netns, 'ip', ['addr', 'add', '10.79.0.1/24', 'dev', 'vx0']);
     runInNetns(receiver.netns, 'ip', ['link', 'set', 'vx0', 'up']);
     runInNetns(sender.netns, 'ip', [
-      'link', 'add', 'vx1', 'type', 'vxlan', 'id', String(VNI), 'remote', receiver.ip, 'local', sender.ip,
-      'dstport', String(VXLAN_PORT), 'srcport', String(SOURCE_PORT), String(SOURCE_PORT + 1), 'ttl', String(OUTER_TTL),
+      'link',
+      'add',
+      'vx1',
+      'type',
+      'vxlan',
+      'id',
+      String(VNI),
+      'remote',
+      receiver.ip,
+      'local',
+      sender.ip,
+      'dstport',
+      String(VXLAN_PORT),
+      'srcport',
+      String(SOURCE_PORT),
+      String(SOURCE_PORT + 1),
+      'ttl',
+      String(OUTER_TTL),
     ]);
     runInNetns(sender.netns, 'ip', ['addr', 'add', '10.79.0.2/24', 'dev', 'vx1']);
     runInNetns(sender.netns, 'ip', ['link', 'set', 'vx1', 'up']);
@@ -38,8 +54,20 @@ describe('tunnel metadata of a sample taken on a collect-metadata VXLAN device',
     runInNetns(sender.netns, 'ip', ['neigh', 'add', '10.79.0.1', 'lladdr', macOf(receiver.netns, 'vx0'), 'dev', 'vx1']);
     runInNetns(receiver.netns, 'tc', ['qdisc', 'add', 'dev', 'vx0', 'clsact']);
     runInNetns(receiver.netns, 'tc', [
-      'filter', 'add', 'dev', 'vx0', 'ingress', 'protocol', 'ip', 'matchall',
-      'action', 'sample', 'rate', '1', 'group', String(GROUP),
+      'filter',
+      'add',
+      'dev',
+      'vx0',
+      'ingress',
+      'protocol',
+      'ip',
+      'matchall',
+      'action',
+      'sample',
+      'rate',
+      '1',
+      'group',
+      String(GROUP),
     ]);
   });
 

@@ -37,7 +37,9 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
   beforeAll(() => {
     node = startOvnkNode();
     // A node before anyone set observability up: no collector set (ovn-acl's may still be there).
-    for (const uuid of run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).split(/\s+/).filter(Boolean)) {
+    for (const uuid of run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`])
+      .split(/\s+/)
+      .filter(Boolean)) {
       run('ovs-vsctl', ['destroy', 'Flow_Sample_Collector_Set', uuid]);
     }
   });
@@ -45,13 +47,27 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
   afterAll(() => {
     // Leave the node as ovnk-node.sh built it, for the files that run after this one.
     if (collectorSets() === '') {
-      run('ovs-vsctl', ['--', '--id=@br', 'get', 'Bridge', 'br-int', '--', 'create', 'Flow_Sample_Collector_Set', 'bridge=@br', `id=${node.collectorSetId}`, `local_group_id=${node.psampleGroup}`]);
+      run('ovs-vsctl', [
+        '--',
+        '--id=@br',
+        'get',
+        'Bridge',
+        'br-int',
+        '--',
+        'create',
+        'Flow_Sample_Collector_Set',
+        'bridge=@br',
+        `id=${node.collectorSetId}`,
+        `local_group_id=${node.psampleGroup}`,
+      ]);
     }
   });
 
   it('--add-ovs-collector: verdict lines with pod names for allow, isolation drop, the ANP pass chain and the egress firewall; the set is removed at exit', async () => {
     expect(collectorSets()).toBe('');
-    const child = spawn(process.execPath, [CLI, 'watch', '--add-ovs-collector', '--format', 'json', '--log-format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'watch', '--add-ovs-collector', '--format', 'json', '--log-format', 'json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -80,7 +96,11 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
     child.kill('SIGINT');
     expect(await exited).toBe(0);
 
-    const events = stdout.trimEnd().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as WatchEvent);
+    const events = stdout
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as WatchEvent);
     const between = (src: string, dst: string): WatchEvent[] =>
       events.filter((e) => e.src.ip === podOf(node, src).ip && e.dst.ip === podOf(node, dst).ip);
 
@@ -117,7 +137,9 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
       message: 'Dropped by egress firewall in namespace shop',
     });
 
-    expect(stderr).toMatch(/"msg":"added Flow_Sample_Collector_Set 42 on br-int \(made by ovn-psample watch \(pid \d+\)\) with psample group 42; it is removed at exit"/);
+    expect(stderr).toMatch(
+      /"msg":"added Flow_Sample_Collector_Set 42 on br-int \(made by ovn-psample watch \(pid \d+\)\) with psample group 42; it is removed at exit"/,
+    );
     expect(stderr).toMatch(/"msg":"removed Flow_Sample_Collector_Set 42 on br-int/);
     expect(stderr).toMatch(/"msg":"summary: \d+ samples received/);
     expect(collectorSets()).toBe('');

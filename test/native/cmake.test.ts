@@ -29,7 +29,9 @@ function describeFailure(result: SpawnSyncReturns<string>): string {
 function requireTool(tool: string, aptPackage: string): void {
   const probe = run(tool, ['--version']);
   if (probe.error || probe.status !== 0) {
-    throw new Error(`${tool} was not found: install it with \`apt-get install ${aptPackage}\` (CI installs cmake clang libclang-rt-14-dev).`);
+    throw new Error(
+      `${tool} was not found: install it with \`apt-get install ${aptPackage}\` (CI installs cmake clang libclang-rt-14-dev).`,
+    );
   }
 }
 
@@ -38,7 +40,9 @@ function requireTool(tool: string, aptPackage: string): void {
 function nodeHeadersDir(): string {
   const prefix = path.resolve(path.dirname(process.execPath), '..');
   if (!existsSync(path.join(prefix, 'include/node/node.h'))) {
-    throw new Error(`node's headers are missing under ${prefix}/include/node: install the node development headers (Debian: the nodejs package ships them).`);
+    throw new Error(
+      `node's headers are missing under ${prefix}/include/node: install the node development headers (Debian: the nodejs package ships them).`,
+    );
   }
   return prefix;
 }
@@ -54,7 +58,17 @@ describe('native/CMakeLists.txt', () => {
     const cmakeJs = require.resolve('cmake-js/bin/cmake-js');
     const build = run(
       process.execPath,
-      [cmakeJs, 'compile', '--directory', 'native', '--out', buildDir, '--prefer-clang', '--CDOVNPSAMPLE_SANITIZE=ON', '--CDOVNPSAMPLE_FUZZ=ON'],
+      [
+        cmakeJs,
+        'compile',
+        '--directory',
+        'native',
+        '--out',
+        buildDir,
+        '--prefer-clang',
+        '--CDOVNPSAMPLE_SANITIZE=ON',
+        '--CDOVNPSAMPLE_FUZZ=ON',
+      ],
       { ...process.env, npm_config_nodedir: nodeHeadersDir() },
     );
     if (build.status !== 0) throw new Error(`cmake-js compile failed: ${describeFailure(build)}`);
@@ -81,21 +95,25 @@ describe('native/CMakeLists.txt', () => {
     expect(existsSync(path.join(buildDir, 'Release', 'ovn_psample.node'))).toBe(true);
   });
 
-  it(`replays every past finding and fuzzes each target for ${FUZZ_SECONDS_PER_TARGET} s without a finding`, () => {
-    const fuzz = run(process.execPath, [
-      'scripts/fuzz.mjs',
-      '--build-dir',
-      buildDir,
-      '--no-update',
-      `-max_total_time=${FUZZ_SECONDS_PER_TARGET}`,
-      '-seed=1',
-    ]);
-    expect(fuzz.status, describeFailure(fuzz)).toBe(0);
-    const targets = readdirSync(path.join(projectRoot, 'native/fuzz')).flatMap((name) => /^(\w+)_fuzzer\.cc$/.exec(name)?.[1] ?? []);
-    expect(targets).toContain('datagram_batch');
-    for (const target of targets) {
-      expect(missingSanitizers(`${target}_fuzzer`), `${target}_fuzzer is not instrumented`).toEqual([]);
-      expect(fuzz.stdout).toMatch(new RegExp(`FUZZ target=${target} executions=[1-9]\\d* seconds=\\S+ findings=0 `));
-    }
-  }, buildTimeoutMs);
+  it(
+    `replays every past finding and fuzzes each target for ${FUZZ_SECONDS_PER_TARGET} s without a finding`,
+    () => {
+      const fuzz = run(process.execPath, [
+        'scripts/fuzz.mjs',
+        '--build-dir',
+        buildDir,
+        '--no-update',
+        `-max_total_time=${FUZZ_SECONDS_PER_TARGET}`,
+        '-seed=1',
+      ]);
+      expect(fuzz.status, describeFailure(fuzz)).toBe(0);
+      const targets = readdirSync(path.join(projectRoot, 'native/fuzz')).flatMap((name) => /^(\w+)_fuzzer\.cc$/.exec(name)?.[1] ?? []);
+      expect(targets).toContain('datagram_batch');
+      for (const target of targets) {
+        expect(missingSanitizers(`${target}_fuzzer`), `${target}_fuzzer is not instrumented`).toEqual([]);
+        expect(fuzz.stdout).toMatch(new RegExp(`FUZZ target=${target} executions=[1-9]\\d* seconds=\\S+ findings=0 `));
+      }
+    },
+    buildTimeoutMs,
+  );
 });

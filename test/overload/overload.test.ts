@@ -155,7 +155,9 @@ function sendOnce(args: string[]): Promise<{ sent: number }> {
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('close', (status) => (status === 0 ? resolve(JSON.parse(out) as { sent: number }) : reject(new Error(`sender: exit ${status}: ${err}`))));
+    child.on('close', (status) =>
+      status === 0 ? resolve(JSON.parse(out) as { sent: number }) : reject(new Error(`sender: exit ${status}: ${err}`)),
+    );
   });
 }
 
@@ -228,12 +230,15 @@ describe(`overload: twice the sustained rate for ${FLOOD_SECONDS} s`, () => {
       expect(final.kernelDrops + final.queueDrops, 'the flood did not overload the reader').toBeGreaterThan(0);
       // The first seconds fill the buffers and queues; after that the RSS must stop growing (beyond
       // what the garbage collector's timing makes it wander).
-      const peakRss = (from: number, to: number): number => Math.max(...rss.filter((r) => r.second > from && r.second <= to).map((r) => r.mib));
+      const peakRss = (from: number, to: number): number =>
+        Math.max(...rss.filter((r) => r.second > from && r.second <= to).map((r) => r.mib));
       const early = peakRss(5, FLOOD_SECONDS / 2);
       expect(peakRss(FLOOD_SECONDS / 2, FLOOD_SECONDS), 'RSS grew in the second half').toBeLessThanOrEqual(early + Math.max(64, early / 5));
       // The event loop turns: a report nearly every second (a stalled second may merge into the next).
       const longest = Math.max(0, ...ticks.map((t) => t.loopDelayMaxMs));
-      expect(ticks.length, `the event loop was blocked (longest delay ${longest.toFixed(0)} ms)`).toBeGreaterThanOrEqual(FLOOD_SECONDS * 0.8);
+      expect(ticks.length, `the event loop was blocked (longest delay ${longest.toFixed(0)} ms)`).toBeGreaterThanOrEqual(
+        FLOOD_SECONDS * 0.8,
+      );
       // And its turns do not grow longer: late no longer than twice early, or than the stall and a second.
       const peakDelay = (from: number, to: number): number =>
         Math.max(...ticks.filter((t) => t.second > from && t.second <= to).map((t) => t.loopDelayMaxMs));
@@ -247,5 +252,9 @@ describe(`overload: twice the sustained rate for ${FLOOD_SECONDS} s`, () => {
 
   it('steady consumer: received + drops == sent, RSS and event-loop delay bounded', () => flood(0), (FLOOD_SECONDS + 300) * 1000);
 
-  it('consumer stalling 500 ms every second: received + drops == sent, RSS and event-loop delay bounded', () => flood(500), (FLOOD_SECONDS + 300) * 1000);
+  it(
+    'consumer stalling 500 ms every second: received + drops == sent, RSS and event-loop delay bounded',
+    () => flood(500),
+    (FLOOD_SECONDS + 300) * 1000,
+  );
 });

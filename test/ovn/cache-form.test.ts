@@ -8,7 +8,13 @@ import { TableCache } from '../../src/ovsdb/cache';
 import { parseSchema, type DatabaseSchema } from '../../src/ovsdb/schema';
 import { ovnSchemaPaths } from '../support/ovn-schemas';
 import { eventually, startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
-import { multicastNamespaceAcl, namespacePortGroupName, NorthboundTransaction, OVNK_SAMPLING_APP_IDS, sampleMetadataOf } from './support/ovnk-fixtures';
+import {
+  multicastNamespaceAcl,
+  namespacePortGroupName,
+  NorthboundTransaction,
+  OVNK_SAMPLING_APP_IDS,
+  sampleMetadataOf,
+} from './support/ovnk-fixtures';
 
 async function realSchemas(): Promise<{ nb: Record<string, unknown>; sb: Record<string, unknown> }> {
   const paths = await ovnSchemaPaths();
@@ -29,7 +35,16 @@ describe('schema requirements', () => {
     const { nb, sb } = await realSchemas();
     const nbSelection = northboundSelection(parseSchema(nb));
     expect(Object.keys(nbSelection).sort()).toEqual(
-      ['ACL', 'Logical_Router', 'Logical_Router_Port', 'Logical_Switch', 'Logical_Switch_Port', 'Port_Group', 'Sample', 'Sampling_App'].sort(),
+      [
+        'ACL',
+        'Logical_Router',
+        'Logical_Router_Port',
+        'Logical_Switch',
+        'Logical_Switch_Port',
+        'Port_Group',
+        'Sample',
+        'Sampling_App',
+      ].sort(),
     );
     expect(Object.keys(southboundSelection(parseSchema(sb))).sort()).toEqual(['Datapath_Binding', 'Logical_Flow']);
   });
@@ -81,7 +96,9 @@ describe('OvnSampleDecoder over caches the caller feeds', () => {
     const domain = ((OVNK_SAMPLING_APP_IDS['acl-new'] << 24) | 3) >>> 0;
     expect(decoder.decode(domain, sampleMetadataOf(acl)).message).toBe('Allowed by multicast in namespace media, direction Ingress');
 
-    await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'delete', table: 'Port_Group', where: [['name', '==', namespacePortGroupName('media')]] }]);
+    await dbs.nbWriter.transact('OVN_Northbound', [
+      { op: 'delete', table: 'Port_Group', where: [['name', '==', namespacePortGroupName('media')]] },
+    ]);
     await eventually(() =>
       expect(decoder.decode(domain, sampleMetadataOf(acl))).toMatchObject({
         status: 'stale',

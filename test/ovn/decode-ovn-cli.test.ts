@@ -79,7 +79,9 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
     const lines = text.split('\n');
     expect(lines[0]).toBe(`cookie ${cookie}`);
     expect(lines[1]).toBe('OVN-K message: Dropped by egress firewall in namespace payments');
-    expect(text).toContain('datapath: key 7, switch payments.vault_ovn_layer2_switch, network payments.vault, topology layer2, role primary');
+    expect(text).toContain(
+      'datapath: key 7, switch payments.vault_ovn_layer2_switch, network payments.vault, topology layer2, role primary',
+    );
     expect(text).toContain('owner: EgressFirewall payments Egress');
   });
 
@@ -98,11 +100,14 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
     await expect(decodeCookieCommand({ cookie: 'not-hex', nb: 'unix:/nonexistent/nb.sock' })).rejects.toBeInstanceOf(OvnCookieError);
   });
 
-  it.skipIf(existsSync(DEFAULT_NB_REMOTE.slice('unix:'.length)))('says to pass --nb when the local northbound socket is absent', async () => {
-    const failure = decodeCookieCommand({ cookie: '2b000001000003ea' });
-    await expect(failure).rejects.toBeInstanceOf(OvsdbConnectionError);
-    await expect(failure).rejects.toThrow(/--nb REMOTE/);
-  });
+  it.skipIf(existsSync(DEFAULT_NB_REMOTE.slice('unix:'.length)))(
+    'says to pass --nb when the local northbound socket is absent',
+    async () => {
+      const failure = decodeCookieCommand({ cookie: '2b000001000003ea' });
+      await expect(failure).rejects.toBeInstanceOf(OvsdbConnectionError);
+      await expect(failure).rejects.toThrow(/--nb REMOTE/);
+    },
+  );
 
   describe('through the ovn-psample binary', () => {
     const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
@@ -115,7 +120,9 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
     });
 
     it('decode --cookie against an absent socket names the remote and why it could not be reached', () => {
-      const failure = spawnSync(process.execPath, [cli, 'decode', '--cookie', '2b000001000003ea', '--nb', 'unix:/nonexistent.sock'], { encoding: 'utf8' });
+      const failure = spawnSync(process.execPath, [cli, 'decode', '--cookie', '2b000001000003ea', '--nb', 'unix:/nonexistent.sock'], {
+        encoding: 'utf8',
+      });
       expect(failure.status).toBe(1);
       expect(failure.stdout).toBe('');
       expect(failure.stderr).toMatch(/Cannot connect to OVN_Northbound: .*unix:\/nonexistent\.sock: connect ENOENT .*\[OVSDB_CONNECTION\]/);
@@ -138,9 +145,21 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
 
     it('listen --nb --sb streams live samples with their OVN verdict', async () => {
       const group = 12;
-      const run = runCli(
-        ['listen', '--netns', ns.name, '--source', `usersock:34:${group}`, '--count', '1', '--format', 'text', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote],
-      );
+      const run = runCli([
+        'listen',
+        '--netns',
+        ns.name,
+        '--source',
+        `usersock:34:${group}`,
+        '--count',
+        '1',
+        '--format',
+        'text',
+        '--nb',
+        dbs.nb.unixRemote,
+        '--sb',
+        dbs.sb.unixRemote,
+      ]);
       await run.listening;
       const injector = createInjector({ protocol: 'usersock', groupId: group, netns: ns.name });
       const cookie = Buffer.from(cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall)), 'hex');
@@ -150,7 +169,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
       expect(run.stdout().trim()).toMatch(/^group=42 .*app=\d+ dp=7 .*\| Dropped by egress firewall in namespace payments$/);
     });
 
-    it('listen --format json writes each sample with its cookie\'s event, as decode --hex does, and follows a database change', async () => {
+    it("listen --format json writes each sample with its cookie's event, as decode --hex does, and follows a database change", async () => {
       const group = 13;
       const point = sampleMetadataOf(firewall);
       const remotes = ['--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote];
@@ -180,14 +199,25 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
         ]);
 
         // The ACL's Sample gets another metadata: the cookie it had no longer names it.
-        await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'Sample', where: [['metadata', '==', point]], row: { metadata: point + 1 } }]);
+        await dbs.nbWriter.transact('OVN_Northbound', [
+          { op: 'update', table: 'Sample', where: [['metadata', '==', point]], row: { metadata: point + 1 } },
+        ]);
         try {
-          await waitFor(() => /"reason":"sample-not-found"/.test(run(['decode', '--hex', Buffer.from(messages[0]!).toString('hex'), ...remotes])), 10_000, 'the change');
+          await waitFor(
+            () => /"reason":"sample-not-found"/.test(run(['decode', '--hex', Buffer.from(messages[0]!).toString('hex'), ...remotes])),
+            10_000,
+            'the change',
+          );
           injector.send(messages[0]!);
           await waitFor(() => lines().length > messages.length, 10_000, 'the line after the change');
-          expect(JSON.parse(lines()[messages.length]!)).toMatchObject({ groupSeq: 1, event: { status: 'stale', reason: 'sample-not-found' } });
+          expect(JSON.parse(lines()[messages.length]!)).toMatchObject({
+            groupSeq: 1,
+            event: { status: 'stale', reason: 'sample-not-found' },
+          });
         } finally {
-          await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'Sample', where: [['metadata', '==', point + 1]], row: { metadata: point } }]);
+          await dbs.nbWriter.transact('OVN_Northbound', [
+            { op: 'update', table: 'Sample', where: [['metadata', '==', point + 1]], row: { metadata: point } },
+          ]);
         }
       } finally {
         injector.close();

@@ -6,7 +6,13 @@ import { OvnSampleDecoder } from '../../src/ovn/decoder';
 import { northboundSelection, southboundSelection } from '../../src/ovn/selection';
 import { serverMonitorCount } from '../support/ovsdb-server';
 import { eventually, startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
-import { networkPolicyAcl, networkPolicyPortGroupIds, networkPolicyPortGroupName, NorthboundTransaction, sampleMetadataOf } from './support/ovnk-fixtures';
+import {
+  networkPolicyAcl,
+  networkPolicyPortGroupIds,
+  networkPolicyPortGroupName,
+  NorthboundTransaction,
+  sampleMetadataOf,
+} from './support/ovnk-fixtures';
 
 const APPS = { drop: 44, 'acl-new': 42, 'acl-est': 43 } as const;
 const ALLOW_WEB = 'Allowed by network policy allow-web in namespace shop, direction Ingress';
@@ -32,7 +38,11 @@ describe('OvnSampleDecoder start/close life cycle against real OVN NB and SB ovs
     nb.samplingApps(APPS);
     const collector = nb.collector({ setId: 42 });
     const named = nb.acl(acl, { collector });
-    nb.portGroup({ name: networkPolicyPortGroupName('shop', 'allow-web'), externalIds: networkPolicyPortGroupIds('shop', 'allow-web'), acls: [named] });
+    nb.portGroup({
+      name: networkPolicyPortGroupName('shop', 'allow-web'),
+      externalIds: networkPolicyPortGroupIds('shop', 'allow-web'),
+      acls: [named],
+    });
     aclUuid = nb.uuidOf(await dbs.nbWriter.transact('OVN_Northbound', nb.operations), named);
     baseline = await monitors();
   });
@@ -109,10 +119,18 @@ describe('OvnSampleDecoder start/close life cycle against real OVN NB and SB ovs
       await decoder.start();
       const oldPoint = sampleMetadataOf(acl);
       const newPoint = oldPoint + 1;
-      await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'Sample', where: [['metadata', '==', oldPoint]], row: { metadata: newPoint } }]);
-      await eventually(() => expect(decoder.decode(domain(APPS['acl-est'], 1), newPoint)).toMatchObject({ status: 'decoded', message: ALLOW_WEB }));
+      await dbs.nbWriter.transact('OVN_Northbound', [
+        { op: 'update', table: 'Sample', where: [['metadata', '==', oldPoint]], row: { metadata: newPoint } },
+      ]);
+      await eventually(() =>
+        expect(decoder.decode(domain(APPS['acl-est'], 1), newPoint)).toMatchObject({ status: 'decoded', message: ALLOW_WEB }),
+      );
       const stale = decoder.decode(domain(APPS['acl-est'], 1), oldPoint);
-      expect(stale).toMatchObject({ status: 'stale', reason: 'sample-not-found', previous: { message: ALLOW_WEB, acl: { uuid: aclUuid } } });
+      expect(stale).toMatchObject({
+        status: 'stale',
+        reason: 'sample-not-found',
+        previous: { message: ALLOW_WEB, acl: { uuid: aclUuid } },
+      });
       expect(stale.message).toContain(ALLOW_WEB);
     } finally {
       await decoder.close();

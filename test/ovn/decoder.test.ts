@@ -42,7 +42,12 @@ function domain(appId: number, datapathKey: number): number {
 }
 
 const acls = {
-  npIngress: networkPolicyAcl({ namespace: 'shop', policy: 'allow-web', direction: 'Ingress', peerMatch: 'ip4.src == {$a5154718082306775057}' }),
+  npIngress: networkPolicyAcl({
+    namespace: 'shop',
+    policy: 'allow-web',
+    direction: 'Ingress',
+    peerMatch: 'ip4.src == {$a5154718082306775057}',
+  }),
   npEgress: networkPolicyAcl({
     namespace: 'shop',
     policy: 'allow-web',
@@ -53,7 +58,14 @@ const acls = {
   denyIngress: netpolNamespaceAcl({ namespace: 'shop', direction: 'Ingress', type: 'defaultDeny' }),
   arpIngress: netpolNamespaceAcl({ namespace: 'shop', direction: 'Ingress', type: 'arpAllow' }),
   node: netpolNodeAcl({ node: 'worker-1', managementIp: '10.244.1.2' }),
-  anp: adminNetworkPolicyAcl({ name: 'cluster-control', direction: 'Egress', gressIndex: 0, priority: 30000, peerMatch: 'ip4.dst == $a7', action: 'pass' }),
+  anp: adminNetworkPolicyAcl({
+    name: 'cluster-control',
+    direction: 'Egress',
+    gressIndex: 0,
+    priority: 30000,
+    peerMatch: 'ip4.dst == $a7',
+    action: 'pass',
+  }),
   banp: adminNetworkPolicyAcl({
     name: 'default',
     baseline: true,
@@ -107,14 +119,24 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     const nb = new NorthboundTransaction();
     nb.samplingApps(APPS);
     const collector = nb.collector({ setId: 42 });
-    const named = Object.fromEntries(Object.entries(acls).map(([key, acl]) => [key, nb.acl(acl, { collector })])) as Record<keyof typeof acls, string>;
+    const named = Object.fromEntries(Object.entries(acls).map(([key, acl]) => [key, nb.acl(acl, { collector })])) as Record<
+      keyof typeof acls,
+      string
+    >;
     const labelledName = nb.acl(labelled, { collector });
     const duplicateName = nb.acl(acls.npIngress, { collector });
     const ids = (type: string, values: [string, string][]) => dbObjectIds(DEFAULT_NETWORK_CONTROLLER, type, values);
-    nb.portGroup({ name: networkPolicyPortGroupName('shop', 'allow-web'), externalIds: networkPolicyPortGroupIds('shop', 'allow-web'), acls: [named.npIngress, named.npEgress] });
+    nb.portGroup({
+      name: networkPolicyPortGroupName('shop', 'allow-web'),
+      externalIds: networkPolicyPortGroupIds('shop', 'allow-web'),
+      acls: [named.npIngress, named.npEgress],
+    });
     nb.portGroup({
       name: netpolNamespacePortGroupName('shop', 'Ingress'),
-      externalIds: ids('NetpolNamespace', [['k8s.ovn.org/name', 'shop'], ['direction', 'Ingress']]),
+      externalIds: ids('NetpolNamespace', [
+        ['k8s.ovn.org/name', 'shop'],
+        ['direction', 'Ingress'],
+      ]),
       acls: [named.denyIngress, named.arpIngress],
     });
     nb.portGroup({
@@ -143,7 +165,12 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
       acls: [named.udnIsolation, duplicateName],
     });
     const nodeSwitch = nb.logicalSwitch({ name: 'worker-1', acls: [named.node, labelledName] });
-    const udnSwitch = nb.logicalSwitch({ name: udnSwitchName(UDN_NETWORK, 'worker-1'), network: UDN_NETWORK, topology: 'layer3', role: 'primary' });
+    const udnSwitch = nb.logicalSwitch({
+      name: udnSwitchName(UDN_NETWORK, 'worker-1'),
+      network: UDN_NETWORK,
+      topology: 'layer3',
+      role: 'primary',
+    });
     const nbResults = await dbs.nbWriter.transact('OVN_Northbound', nb.operations);
     for (const [key, name] of Object.entries(named)) {
       uuids[key as keyof typeof acls] = nb.uuidOf(nbResults, name);
@@ -156,7 +183,12 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
 
     const sbOps = [
       datapathBindingOp({ tunnelKey: NODE_KEY, logicalSwitchUuid: uuids.nodeSwitch, name: 'worker-1', uuidName: 'dp1' }),
-      datapathBindingOp({ tunnelKey: UDN_KEY, logicalSwitchUuid: uuids.udnSwitch, name: udnSwitchName(UDN_NETWORK, 'worker-1'), uuidName: 'dp5' }),
+      datapathBindingOp({
+        tunnelKey: UDN_KEY,
+        logicalSwitchUuid: uuids.udnSwitch,
+        name: udnSwitchName(UDN_NETWORK, 'worker-1'),
+        uuidName: 'dp5',
+      }),
       logicalFlowOp({
         datapath: ['named-uuid', 'dp1'],
         pipeline: 'egress',
@@ -211,28 +243,31 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     expect(early.stats().unknown['not-synced']).toBe(1);
   });
 
-  it.each(Object.keys(acls) as (keyof typeof acls)[])('decodes acl-new and acl-est samples of the %s ACL with ovnkube-observ\'s message', (key) => {
-    const acl = acls[key];
-    for (const app of ['acl-new', 'acl-est'] as const) {
-      const event = decoder.decode(domain(APPS[app], NODE_KEY), sampleMetadataOf(acl));
-      expect(event.status).toBe('decoded');
-      expect(event.app).toBe(app);
-      expect(event.message).toBe(expectedMessages[key]);
-      expect(event.action).toBe(acl.action);
-      expect(event.acl).toEqual({
-        uuid: key === 'npIngress' ? expect.any(String) : uuids[key],
-        ...(acl.name === undefined ? {} : { name: acl.name }),
-        priority: acl.priority,
-        direction: acl.direction,
-        match: acl.match,
-        action: acl.action,
-        tier: acl.tier,
-        label: 0,
-      });
-      expect(event.owner?.type).toBe(acl.externalIds['k8s.ovn.org/owner-type']);
-      expect(event.owner?.id).toBe(acl.externalIds['k8s.ovn.org/id']);
-    }
-  });
+  it.each(Object.keys(acls) as (keyof typeof acls)[])(
+    "decodes acl-new and acl-est samples of the %s ACL with ovnkube-observ's message",
+    (key) => {
+      const acl = acls[key];
+      for (const app of ['acl-new', 'acl-est'] as const) {
+        const event = decoder.decode(domain(APPS[app], NODE_KEY), sampleMetadataOf(acl));
+        expect(event.status).toBe('decoded');
+        expect(event.app).toBe(app);
+        expect(event.message).toBe(expectedMessages[key]);
+        expect(event.action).toBe(acl.action);
+        expect(event.acl).toEqual({
+          uuid: key === 'npIngress' ? expect.any(String) : uuids[key],
+          ...(acl.name === undefined ? {} : { name: acl.name }),
+          priority: acl.priority,
+          direction: acl.direction,
+          match: acl.match,
+          action: acl.action,
+          tier: acl.tier,
+          label: 0,
+        });
+        expect(event.owner?.type).toBe(acl.externalIds['k8s.ovn.org/owner-type']);
+        expect(event.owner?.id).toBe(acl.externalIds['k8s.ovn.org/id']);
+      }
+    },
+  );
 
   it('fills the structured owner per owner type', () => {
     const owner = (key: keyof typeof acls) => decoder.decode(domain(APPS['acl-new'], NODE_KEY), sampleMetadataOf(acls[key])).owner;
@@ -255,14 +290,24 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
 
   it('decodes label ACLs: app bits 0 and the label as point id', () => {
     const event = decoder.decode(domain(0, NODE_KEY), 77);
-    expect(event).toMatchObject({ status: 'decoded', app: 'acl-label', appId: 0, message: 'Allowed by OVN ACL "ops-debug"', action: 'allow-related' });
+    expect(event).toMatchObject({
+      status: 'decoded',
+      app: 'acl-label',
+      appId: 0,
+      message: 'Allowed by OVN ACL "ops-debug"',
+      action: 'allow-related',
+    });
     expect(event.acl).toMatchObject({ uuid: uuids.labelled, label: 77, tier: 0, priority: 2000 });
     expect(event.owner).toBeUndefined();
   });
 
   it('resolves the datapath to its switch and network: default, user-defined, unknown', () => {
     const point = sampleMetadataOf(acls.node);
-    expect(decoder.decode(domain(APPS['acl-new'], NODE_KEY), point).datapath).toEqual({ key: NODE_KEY, switch: 'worker-1', network: 'default' });
+    expect(decoder.decode(domain(APPS['acl-new'], NODE_KEY), point).datapath).toEqual({
+      key: NODE_KEY,
+      switch: 'worker-1',
+      network: 'default',
+    });
     expect(decoder.decode(domain(APPS['acl-new'], UDN_KEY), point).datapath).toEqual({
       key: UDN_KEY,
       switch: 'tenant.a.blue_worker-1',
@@ -295,17 +340,39 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
       },
     });
     const portSecurity = decoder.decode(domain(APPS.drop, NODE_KEY), flowPointId(flows.portSecurity!));
-    expect(portSecurity.message).toBe('Dropped by OVN logical flow in stage ls_in_check_port_sec (northd.c:9501), created for Logical_Switch worker-1');
-    expect(portSecurity.flow?.hint).toEqual({ hint: uuids.nodeSwitch!.slice(0, 8), table: 'Logical_Switch', uuid: uuids.nodeSwitch, name: 'worker-1' });
+    expect(portSecurity.message).toBe(
+      'Dropped by OVN logical flow in stage ls_in_check_port_sec (northd.c:9501), created for Logical_Switch worker-1',
+    );
+    expect(portSecurity.flow?.hint).toEqual({
+      hint: uuids.nodeSwitch!.slice(0, 8),
+      table: 'Logical_Switch',
+      uuid: uuids.nodeSwitch,
+      name: 'worker-1',
+    });
     const unhinted = decoder.decode(domain(APPS.drop, UDN_KEY), flowPointId(flows.unhinted!));
-    expect(unhinted).toMatchObject({ status: 'decoded', message: 'Dropped by OVN logical flow in stage ls_in_l2_unknown (northd.c:10400)', datapath: { network: UDN_NETWORK } });
+    expect(unhinted).toMatchObject({
+      status: 'decoded',
+      message: 'Dropped by OVN logical flow in stage ls_in_l2_unknown (northd.c:10400)',
+      datapath: { network: UDN_NETWORK },
+    });
     expect(unhinted.flow?.hint).toBeUndefined();
   });
 
-  it('reads a dropping flow\'s match and actions on demand, which the SB mirror does not hold', async () => {
-    const [binding] = (await dbs.sbWriter.transact('OVN_Southbound', [{ op: 'select', table: 'Datapath_Binding', where: [['tunnel_key', '==', UDN_KEY]] }])) as [{ rows: { _uuid: [string, string] }[] }];
+  it("reads a dropping flow's match and actions on demand, which the SB mirror does not hold", async () => {
+    const [binding] = (await dbs.sbWriter.transact('OVN_Southbound', [
+      { op: 'select', table: 'Datapath_Binding', where: [['tunnel_key', '==', UDN_KEY]] },
+    ])) as [{ rows: { _uuid: [string, string] }[] }];
     const [inserted] = (await dbs.sbWriter.transact('OVN_Southbound', [
-      logicalFlowOp({ datapath: binding.rows[0]!._uuid, pipeline: 'egress', tableId: 9, priority: 80, match: 'eth.src == 0a:58:0a:00:00:01', actions: dropActions, stageName: 'ls_out_check_port_sec', source: 'northd.c:6389' }),
+      logicalFlowOp({
+        datapath: binding.rows[0]!._uuid,
+        pipeline: 'egress',
+        tableId: 9,
+        priority: 80,
+        match: 'eth.src == 0a:58:0a:00:00:01',
+        actions: dropActions,
+        stageName: 'ls_out_check_port_sec',
+        source: 'northd.c:6389',
+      }),
     ])) as [{ uuid: [string, string] }];
     const uuid = inserted.uuid[1];
     const point = flowPointId(uuid);
@@ -327,8 +394,12 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
 
   it('renders drop and stale events as text, flow and stage-hint included', async () => {
     const drop = formatOvnEvent(await decoder.decodeWithDetails(domain(APPS.drop, NODE_KEY), flowPointId(flows.portSecurity!))).split('\n');
-    expect(drop[0]).toBe('OVN-K message: Dropped by OVN logical flow in stage ls_in_check_port_sec (northd.c:9501), created for Logical_Switch worker-1');
-    expect(drop).toContain(`  flow: ${flows.portSecurity} ls_in_check_port_sec (northd.c:9501) ingress table 0 priority 100: vlan.present => sample(probability=65535,collector_set=42,obs_domain=${APPS.drop},obs_point=$cookie); /* drop */`);
+    expect(drop[0]).toBe(
+      'OVN-K message: Dropped by OVN logical flow in stage ls_in_check_port_sec (northd.c:9501), created for Logical_Switch worker-1',
+    );
+    expect(drop).toContain(
+      `  flow: ${flows.portSecurity} ls_in_check_port_sec (northd.c:9501) ingress table 0 priority 100: vlan.present => sample(probability=65535,collector_set=42,obs_domain=${APPS.drop},obs_point=$cookie); /* drop */`,
+    );
     expect(drop).toContain(`  stage-hint: ${uuids.nodeSwitch!.slice(0, 8)} Logical_Switch worker-1`);
     const stale = formatOvnEvent(decoder.decode(domain(APPS['acl-new'], NODE_KEY), 4242)).split('\n');
     expect(stale[0]).toMatch(/^stale \(sample-not-found\): Stale sample: no Sample has metadata 4242/);
@@ -401,7 +472,11 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     const added = networkPolicyAcl({ namespace: 'shop', policy: 'allow-db', direction: 'Ingress', peerMatch: 'ip4.src == {$a9}' });
     const create = new NorthboundTransaction();
     const addedName = create.acl(added, { collector: { uuid: uuids.collector! } });
-    create.portGroup({ name: networkPolicyPortGroupName('shop', 'allow-db'), externalIds: networkPolicyPortGroupIds('shop', 'allow-db'), acls: [addedName] });
+    create.portGroup({
+      name: networkPolicyPortGroupName('shop', 'allow-db'),
+      externalIds: networkPolicyPortGroupIds('shop', 'allow-db'),
+      acls: [addedName],
+    });
     await dbs.nbWriter.transact('OVN_Northbound', create.operations);
     await eventually(() =>
       expect(decoder.decode(domain(APPS['acl-new'], NODE_KEY), sampleMetadataOf(added)).message).toBe(
@@ -409,7 +484,9 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
       ),
     );
 
-    await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'delete', table: 'Port_Group', where: [['name', '==', networkPolicyPortGroupName('shop', 'allow-db')]] }]);
+    await dbs.nbWriter.transact('OVN_Northbound', [
+      { op: 'delete', table: 'Port_Group', where: [['name', '==', networkPolicyPortGroupName('shop', 'allow-db')]] },
+    ]);
     const gone = await eventually(() => {
       const event = decoder.decode(domain(APPS['acl-est'], NODE_KEY), sampleMetadataOf(added));
       expect(event.status).toBe('stale');
@@ -417,9 +494,14 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     });
     expect(gone.previous?.message).toBe('Allowed by network policy allow-db in namespace shop, direction Ingress');
 
-    await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'Sampling_App', where: [['type', '==', 'acl-new']], row: { id: 2 } }]);
+    await dbs.nbWriter.transact('OVN_Northbound', [
+      { op: 'update', table: 'Sampling_App', where: [['type', '==', 'acl-new']], row: { id: 2 } },
+    ]);
     await eventually(() => expect(decoder.decode(domain(2, NODE_KEY), sampleMetadataOf(acls.banp)).message).toBe(expectedMessages.banp));
-    expect(decoder.decode(domain(APPS['acl-new'], NODE_KEY), sampleMetadataOf(acls.banp))).toMatchObject({ status: 'unknown', reason: 'unknown-app' });
+    expect(decoder.decode(domain(APPS['acl-new'], NODE_KEY), sampleMetadataOf(acls.banp))).toMatchObject({
+      status: 'unknown',
+      reason: 'unknown-app',
+    });
   });
 
   it('answers a cookie it has answered with the same frozen event until a database changes, and counts every sample', async () => {
@@ -437,7 +519,9 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
     const counted = (): void => void changes++;
     decoder.on('change', counted);
     const setPriority = (priority: number): Promise<unknown> =>
-      dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', uuids.anp!]]], row: { priority } }]);
+      dbs.nbWriter.transact('OVN_Northbound', [
+        { op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', uuids.anp!]]], row: { priority } },
+      ]);
     await setPriority(29999);
     await eventually(() => expect(changes).toBeGreaterThan(0));
     decoder.off('change', counted);
@@ -453,7 +537,9 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
   it('follows in-place ACL updates that keep the point id (an ANP rule moved to another priority)', async () => {
     const point = sampleMetadataOf(acls.anp);
     expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point).acl?.priority).toBe(30000);
-    await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', uuids.anp!]]], row: { priority: 25000 } }]);
+    await dbs.nbWriter.transact('OVN_Northbound', [
+      { op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', uuids.anp!]]], row: { priority: 25000 } },
+    ]);
     await eventually(() => expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point).acl?.priority).toBe(25000));
     expect(decoder.decode(domain(APPS['acl-est'], NODE_KEY), point)).toMatchObject({ status: 'decoded', message: expectedMessages.anp });
   });
@@ -465,7 +551,16 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
         op: 'update',
         table: 'Logical_Switch',
         where: [['_uuid', '==', ['uuid', uuids.nodeSwitch!]]],
-        row: { external_ids: ['map', [['k8s.ovn.org/network', 'green'], ['k8s.ovn.org/topology', 'layer2'], ['k8s.ovn.org/role', 'secondary']]] },
+        row: {
+          external_ids: [
+            'map',
+            [
+              ['k8s.ovn.org/network', 'green'],
+              ['k8s.ovn.org/topology', 'layer2'],
+              ['k8s.ovn.org/role', 'secondary'],
+            ],
+          ],
+        },
       },
     ]);
     await eventually(() =>
@@ -517,7 +612,10 @@ describe('OvnSampleDecoder against real OVN 25.03 NB and SB ovsdb-servers', () =
       const event: OvnSampleEvent = nbOnly.decode(domain(APPS['acl-est'], NODE_KEY), sampleMetadataOf(acls.egressFirewall));
       expect(event).toMatchObject({ status: 'decoded', message: expectedMessages.egressFirewall, datapath: { key: NODE_KEY } });
       expect(event.datapath.switch).toBeUndefined();
-      expect(nbOnly.decode(domain(APPS.drop, NODE_KEY), flowPointId(flows.aclDrop!))).toMatchObject({ status: 'unknown', reason: 'no-southbound' });
+      expect(nbOnly.decode(domain(APPS.drop, NODE_KEY), flowPointId(flows.aclDrop!))).toMatchObject({
+        status: 'unknown',
+        reason: 'no-southbound',
+      });
       expect(nbOnly.stats().unknown['no-southbound']).toBe(1);
     } finally {
       await nbOnly.close();

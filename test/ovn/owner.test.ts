@@ -28,18 +28,43 @@ describe('ovnkube-observ messages', () => {
   });
 
   it('names every owner type ovn-kubernetes samples', () => {
-    expect(messageOf(networkPolicyAcl({ namespace: 'shop', policy: 'allow-web', direction: 'Ingress', peerMatch: 'ip4.src == {$a1}' }))).toBe(
-      'Allowed by network policy allow-web in namespace shop, direction Ingress',
-    );
-    expect(messageOf(networkPolicyAcl({ namespace: 'shop', policy: 'out', direction: 'Egress', peerMatch: 'ip4.dst == 10.0.0.0/8', action: 'allow-stateless' }))).toBe(
-      'Allowed by network policy out in namespace shop, direction Egress',
-    );
     expect(
-      messageOf(adminNetworkPolicyAcl({ name: 'cluster-control', direction: 'Egress', gressIndex: 2, priority: 28000, peerMatch: 'ip4.dst == $a9', action: 'pass' })),
+      messageOf(networkPolicyAcl({ namespace: 'shop', policy: 'allow-web', direction: 'Ingress', peerMatch: 'ip4.src == {$a1}' })),
+    ).toBe('Allowed by network policy allow-web in namespace shop, direction Ingress');
+    expect(
+      messageOf(
+        networkPolicyAcl({
+          namespace: 'shop',
+          policy: 'out',
+          direction: 'Egress',
+          peerMatch: 'ip4.dst == 10.0.0.0/8',
+          action: 'allow-stateless',
+        }),
+      ),
+    ).toBe('Allowed by network policy out in namespace shop, direction Egress');
+    expect(
+      messageOf(
+        adminNetworkPolicyAcl({
+          name: 'cluster-control',
+          direction: 'Egress',
+          gressIndex: 2,
+          priority: 28000,
+          peerMatch: 'ip4.dst == $a9',
+          action: 'pass',
+        }),
+      ),
     ).toBe('Delegated to network policy by admin network policy cluster-control, direction Egress');
     expect(
       messageOf(
-        adminNetworkPolicyAcl({ name: 'default', baseline: true, direction: 'Ingress', gressIndex: 0, priority: 1750, peerMatch: 'ip4.src == $a3', action: 'drop' }),
+        adminNetworkPolicyAcl({
+          name: 'default',
+          baseline: true,
+          direction: 'Ingress',
+          gressIndex: 0,
+          priority: 1750,
+          peerMatch: 'ip4.src == $a3',
+          action: 'drop',
+        }),
       ),
     ).toBe('Dropped by baseline admin network policy default, direction Ingress');
     expect(messageOf(netpolNamespaceAcl({ namespace: 'shop', direction: 'Ingress', type: 'defaultDeny' }))).toBe(
@@ -51,12 +76,18 @@ describe('ovnkube-observ messages', () => {
     expect(messageOf(netpolNodeAcl({ node: 'worker-1', managementIp: '10.244.1.2' }))).toBe(
       'Allowed by default allow from local node policy, direction Ingress',
     );
-    expect(messageOf(multicastNamespaceAcl({ namespace: 'video', direction: 'Egress' }))).toBe('Allowed by multicast in namespace video, direction Egress');
-    expect(messageOf(multicastClusterAcl({ type: 'DefaultDeny', direction: 'Ingress' }))).toBe('Dropped by cluster multicast policy, direction Ingress');
+    expect(messageOf(multicastNamespaceAcl({ namespace: 'video', direction: 'Egress' }))).toBe(
+      'Allowed by multicast in namespace video, direction Egress',
+    );
+    expect(messageOf(multicastClusterAcl({ type: 'DefaultDeny', direction: 'Ingress' }))).toBe(
+      'Dropped by cluster multicast policy, direction Ingress',
+    );
     expect(messageOf(egressFirewallAcl({ namespace: 'shop', ruleIndex: 1, destination: '8.8.8.8/32', action: 'drop' }))).toBe(
       'Dropped by egress firewall in namespace shop',
     );
-    expect(messageOf(udnIsolationAcl({ name: 'DenySecondary', direction: 'Egress' }))).toBe('Dropped by UDN isolation of type DenySecondary');
+    expect(messageOf(udnIsolationAcl({ name: 'DenySecondary', direction: 'Egress' }))).toBe(
+      'Dropped by UDN isolation of type DenySecondary',
+    );
   });
 
   it('reads the structured owner from the external_ids', () => {
@@ -70,7 +101,11 @@ describe('ovnkube-observ messages', () => {
       id: 'default-network-controller:NetworkPolicy:shop:allow-web:Ingress:0:None:-1',
     });
     const firewall = egressFirewallAcl({ namespace: 'shop', ruleIndex: 0, destination: '1.1.1.1/32', action: 'allow' });
-    expect(policyOwner(new Map(Object.entries(firewall.externalIds)))).toMatchObject({ type: 'EgressFirewall', namespace: 'shop', direction: 'Egress' });
+    expect(policyOwner(new Map(Object.entries(firewall.externalIds)))).toMatchObject({
+      type: 'EgressFirewall',
+      namespace: 'shop',
+      direction: 'Egress',
+    });
   });
 
   /**
@@ -107,12 +142,27 @@ describe('ovnkube-observ messages', () => {
 
   it('matches ovnkube-observ for every other owner type, leaving out clauses it would print empty', () => {
     const owned = (type: string, ids: [string, string][] = []): [string, string][] => [['k8s.ovn.org/owner-type', type], ...ids];
-    expect(sentence(owned('AdminNetworkPolicy', [['k8s.ovn.org/name', 'foo'], ['direction', 'Ingress']]))).toBe('Allowed by admin network policy foo, direction Ingress');
+    expect(
+      sentence(
+        owned('AdminNetworkPolicy', [
+          ['k8s.ovn.org/name', 'foo'],
+          ['direction', 'Ingress'],
+        ]),
+      ),
+    ).toBe('Allowed by admin network policy foo, direction Ingress');
     expect(sentence(owned('AdminNetworkPolicy', [['k8s.ovn.org/name', 'foo']]))).toBe('Allowed by admin network policy foo');
-    expect(sentence(owned('AdminNetworkPolicy', [['direction', 'Ingress']]))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type AdminNetworkPolicy)`);
-    expect(sentence(owned('BaselineAdminNetworkPolicy', [['k8s.ovn.org/name', 'default'], ['direction', 'Egress']]), 'drop')).toBe(
-      'Dropped by baseline admin network policy default, direction Egress',
+    expect(sentence(owned('AdminNetworkPolicy', [['direction', 'Ingress']]))).toBe(
+      `Allowed by OVN ACL ${u.uuid} (owner type AdminNetworkPolicy)`,
     );
+    expect(
+      sentence(
+        owned('BaselineAdminNetworkPolicy', [
+          ['k8s.ovn.org/name', 'default'],
+          ['direction', 'Egress'],
+        ]),
+        'drop',
+      ),
+    ).toBe('Dropped by baseline admin network policy default, direction Egress');
     expect(sentence(owned('EgressFirewall', [['k8s.ovn.org/name', 'foo']]))).toBe('Allowed by egress firewall in namespace foo');
     expect(policyOwner(new Map(owned('EgressFirewall', [['k8s.ovn.org/name', 'foo']])))!.direction).toBe('Egress');
     expect(sentence(owned('EgressFirewall'))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type EgressFirewall)`);
@@ -120,14 +170,23 @@ describe('ovnkube-observ messages', () => {
     expect(policyOwner(new Map(owned('NetpolNode')))!.direction).toBe('Ingress');
     expect(sentence(owned('MulticastCluster'), 'drop')).toBe('Dropped by cluster multicast policy');
     expect(sentence(owned('MulticastNS', [['direction', 'Egress']]))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type MulticastNS)`);
-    expect(sentence(owned('NetpolNamespace', [['k8s.ovn.org/name', 'shop']]), 'drop')).toBe('Dropped by network policies isolation in namespace shop');
+    expect(sentence(owned('NetpolNamespace', [['k8s.ovn.org/name', 'shop']]), 'drop')).toBe(
+      'Dropped by network policies isolation in namespace shop',
+    );
     expect(sentence(owned('UDNIsolation'), 'drop')).toBe(`Dropped by OVN ACL ${u.uuid} (owner type UDNIsolation)`);
     // ovnkube-observ prints "Allowed by " for an owner type it does not know.
     expect(sentence(owned('SomethingNew'))).toBe(`Allowed by OVN ACL ${u.uuid} (owner type SomethingNew)`);
   });
 
   it('words an ACL as a verdict-chain step: no direction, "Delegated by" for pass', () => {
-    const anp = adminNetworkPolicyAcl({ name: 'pass-monitoring', direction: 'Ingress', gressIndex: 0, priority: 28000, peerMatch: 'ip4.src == $a1', action: 'pass' });
+    const anp = adminNetworkPolicyAcl({
+      name: 'pass-monitoring',
+      direction: 'Ingress',
+      gressIndex: 0,
+      priority: 28000,
+      peerMatch: 'ip4.src == $a1',
+      action: 'pass',
+    });
     const isolation = netpolNamespaceAcl({ namespace: 'shop', direction: 'Ingress', type: 'defaultDeny' });
     const step = (acl: OvnkAcl): string =>
       aclMessage(acl.action, policyOwner(new Map(Object.entries(acl.externalIds))), { uuid: 'u' }, 'step');
@@ -137,7 +196,9 @@ describe('ovnkube-observ messages', () => {
   });
 
   it('names ACLs that no Kubernetes owner explains as OVN ACLs', () => {
-    expect(aclMessage('drop', undefined, { uuid: '6f9619ff-8b86-d011-b42d-00c04fc964ff' })).toBe('Dropped by OVN ACL 6f9619ff-8b86-d011-b42d-00c04fc964ff');
+    expect(aclMessage('drop', undefined, { uuid: '6f9619ff-8b86-d011-b42d-00c04fc964ff' })).toBe(
+      'Dropped by OVN ACL 6f9619ff-8b86-d011-b42d-00c04fc964ff',
+    );
     expect(aclMessage('allow', undefined, { uuid: 'u', name: 'web-in' })).toBe('Allowed by OVN ACL "web-in"');
     const foreign = policyOwner(new Map([['k8s.ovn.org/owner-type', 'SomethingNew']]));
     expect(aclMessage('allow', foreign, { uuid: 'u' })).toBe('Allowed by OVN ACL u (owner type SomethingNew)');

@@ -41,10 +41,12 @@ describe(`a decoder's NB mirror across ${RESTARTS} kill -9 and restarts of its o
     let cycles = 0;
     for (let restart = 1; restart <= RESTARTS; restart++) {
       await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 150));
-      const resynced = new Promise<void>((resolve) => reader.once('status', function wait(status) {
-        if (status.state === 'synced') resolve();
-        else reader.once('status', wait);
-      }));
+      const resynced = new Promise<void>((resolve) =>
+        reader.once('status', function wait(status) {
+          if (status.state === 'synced') resolve();
+          else reader.once('status', wait);
+        }),
+      );
       await server.kill('SIGKILL');
       await server.start();
       await resynced;

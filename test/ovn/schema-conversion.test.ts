@@ -5,7 +5,14 @@ import type { OvsdbResync, OvsdbStatus } from '../../src/ovsdb/client';
 import { OvnSampleDecoder } from '../../src/ovn/decoder';
 import { newerNbSchemaPath } from '../support/ovn-schemas';
 import { eventually, startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
-import { networkPolicyAcl, networkPolicyPortGroupIds, networkPolicyPortGroupName, NorthboundTransaction, sampleMetadataOf, type OvnkAcl } from './support/ovnk-fixtures';
+import {
+  networkPolicyAcl,
+  networkPolicyPortGroupIds,
+  networkPolicyPortGroupName,
+  NorthboundTransaction,
+  sampleMetadataOf,
+  type OvnkAcl,
+} from './support/ovnk-fixtures';
 
 const run = promisify(execFile);
 const APPS = { drop: 44, 'acl-new': 42, 'acl-est': 43 } as const;
@@ -61,7 +68,9 @@ describe('an OVN upgrade converting the live NB database to a newer schema (ovsd
       const { stdout: versionAfter } = await run('ovsdb-client', ['get-schema-version', dbs.nb.unixRemote, 'OVN_Northbound']);
       expect(versionAfter.trim(), newer.provenance).not.toBe(versionBefore.trim());
 
-      await eventually(() => expect(resyncs).toEqual([['OVN_Northbound', { database: 'OVN_Northbound', reason: 'schema-changed', remote: dbs.nb.unixRemote }]]));
+      await eventually(() =>
+        expect(resyncs).toEqual([['OVN_Northbound', { database: 'OVN_Northbound', reason: 'schema-changed', remote: dbs.nb.unixRemote }]]),
+      );
       await eventually(() => expect(statuses.at(-1)).toMatchObject(['OVN_Northbound', { state: 'synced', resumed: false }]));
 
       // Rows written after the conversion reach the decoder; the ones from before still decode.

@@ -6,7 +6,12 @@ import { addCollector, releaseCollector, removeCollector } from '../../src/ovs/c
 import { CollectorWatch } from '../../src/ovs/collector-watch';
 import { collectorSets } from '../../src/ovs/collector-set';
 import { LocalOvs } from '../../src/ovs/local-ovs';
-import { OvsBridgeNotFoundError, OvsCollectorConflictError, OvsPsampleUnsupportedError, OvsSchemaUnsupportedError } from '../../src/ovs/errors';
+import {
+  OvsBridgeNotFoundError,
+  OvsCollectorConflictError,
+  OvsPsampleUnsupportedError,
+  OvsSchemaUnsupportedError,
+} from '../../src/ovs/errors';
 import { OvsdbServer } from '../support/ovsdb-server';
 import { runCli } from '../support/cli';
 import { eventually } from '../ovn/support/ovn-databases';
@@ -49,11 +54,18 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
 
     const again = await cli(['collector', 'add', '--db', node.remote, '--group', '7', '--format', 'json']);
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ group: 42, created: false, set: { id: 42, ours: true }, psample: { supported: true } });
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      group: 42,
+      created: false,
+      set: { id: 42, ours: true },
+      psample: { supported: true },
+    });
     expect(again.stderr).toMatch(/--group 7 ignored: the existing set uses group 42/);
 
     const list = await cli(['collector', 'list', '--db', node.remote]);
-    expect(list.stdout).toMatch(/^BRIDGE\s+ID\s+PSAMPLE-GROUP\s+IPFIX\s+OWNER\nbr-int\s+42\s+42\s+no\s+ovn-psample \(ours\)\npsample on br-int \(system datapath, OVS 3\.5\.0\): yes\./);
+    expect(list.stdout).toMatch(
+      /^BRIDGE\s+ID\s+PSAMPLE-GROUP\s+IPFIX\s+OWNER\nbr-int\s+42\s+42\s+no\s+ovn-psample \(ours\)\npsample on br-int \(system datapath, OVS 3\.5\.0\): yes\./,
+    );
 
     const removed = await cli(['collector', 'remove', '--db', node.remote]);
     expect(removed.code).toBe(0);
@@ -82,8 +94,12 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
     const refused = await cli(['collector', 'add', '--db', node.remote]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
-    expect(refused.stderr).toMatch(/Flow_Sample_Collector_Set 42 on br-int exists without local_group_id \(owned by netobserv\).*ovs-vsctl set Flow_Sample_Collector_Set [0-9a-f-]+ local_group_id=N.*another --id.*OVS_COLLECTOR_CONFLICT/);
-    expect(await node.collectorSetRows()).toEqual([{ _uuid: uuid, id: 42, local_group_id: undefined, external_ids: { owner: 'netobserv' } }]);
+    expect(refused.stderr).toMatch(
+      /Flow_Sample_Collector_Set 42 on br-int exists without local_group_id \(owned by netobserv\).*ovs-vsctl set Flow_Sample_Collector_Set [0-9a-f-]+ local_group_id=N.*another --id.*OVS_COLLECTOR_CONFLICT/,
+    );
+    expect(await node.collectorSetRows()).toEqual([
+      { _uuid: uuid, id: 42, local_group_id: undefined, external_ids: { owner: 'netobserv' } },
+    ]);
   });
 
   it('another --id and --group create a second set alongside', async () => {
@@ -111,7 +127,12 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
     expect(claim).toMatchObject({ owned: true, group: 42, set: { ours: true, pid: process.pid } });
     // Someone takes the row over: it is theirs now.
     await node.writer.transact('Open_vSwitch', [
-      { op: 'update', table: 'Flow_Sample_Collector_Set', where: [['_uuid', '==', ['uuid', claim.set.uuid]]], row: { external_ids: ['map', [['owner', 'ovnk-debug']]] } },
+      {
+        op: 'update',
+        table: 'Flow_Sample_Collector_Set',
+        where: [['_uuid', '==', ['uuid', claim.set.uuid]]],
+        row: { external_ids: ['map', [['owner', 'ovnk-debug']]] },
+      },
     ]);
     expect(await releaseCollector(ovs, claim)).toBe(false);
     expect(await node.collectorSetRows()).toHaveLength(1);
@@ -125,7 +146,11 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
     expect(orphan.owned).toBe(true);
     expect(await releaseCollector(ovs, orphan)).toBe(true);
 
-    await node.insertCollectorSet({ id: 42, localGroupId: 42, externalIds: { owner: 'ovn-psample', 'ovn-psample-pid': String(process.ppid) } });
+    await node.insertCollectorSet({
+      id: 42,
+      localGroupId: 42,
+      externalIds: { owner: 'ovn-psample', 'ovn-psample-pid': String(process.ppid) },
+    });
     const shared = await addCollector(ovs, { pid: process.pid });
     expect(shared.owned).toBe(false);
     expect(await releaseCollector(ovs, shared)).toBe(false);
@@ -144,7 +169,9 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
     await eventually(() => expect(seen).toEqual(['vanished 123']));
     const again = await node.insertCollectorSet({ id: 42, localGroupId: 124 });
     await eventually(() => expect(seen).toEqual(['vanished 123', 'appeared 124']));
-    await node.writer.transact('Open_vSwitch', [{ op: 'update', table: 'Flow_Sample_Collector_Set', where: [['_uuid', '==', ['uuid', again]]], row: { local_group_id: 125 } }]);
+    await node.writer.transact('Open_vSwitch', [
+      { op: 'update', table: 'Flow_Sample_Collector_Set', where: [['_uuid', '==', ['uuid', again]]], row: { local_group_id: 125 } },
+    ]);
     await eventually(() => expect(seen).toEqual(['vanished 123', 'appeared 124', 'changed 124->125']));
     watch.close();
   });
@@ -192,7 +219,10 @@ describe('collector where the datapath cannot emit psample samples', () => {
   });
 
   it('refuses an OVS database whose schema predates local sampling (no local_group_id)', async () => {
-    const schema = JSON.parse(readFileSync(await vswitchSchemaPath(), 'utf8')) as { version: string; tables: Record<string, { columns: Record<string, unknown> }> };
+    const schema = JSON.parse(readFileSync(await vswitchSchemaPath(), 'utf8')) as {
+      version: string;
+      tables: Record<string, { columns: Record<string, unknown> }>;
+    };
     delete schema.tables.Flow_Sample_Collector_Set!.columns.local_group_id;
     schema.version = '8.3.0';
     const path = join(mkdtempSync(join(tmpdir(), 'ovn-psample-old-ovs-')), 'vswitch.ovsschema');
@@ -202,7 +232,9 @@ describe('collector where the datapath cannot emit psample samples', () => {
       await expect(LocalOvs.open(server.unixRemote)).rejects.toThrow(OvsSchemaUnsupportedError);
       const run = await cli(['collector', 'list', '--db', server.unixRemote]);
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/schema 8\.3\.0 lacks Flow_Sample_Collector_Set\.local_group_id: local sampling \(psample\) needs Open vSwitch 3\.4 or newer.*OVS_SCHEMA_UNSUPPORTED/);
+      expect(run.stderr).toMatch(
+        /schema 8\.3\.0 lacks Flow_Sample_Collector_Set\.local_group_id: local sampling \(psample\) needs Open vSwitch 3\.4 or newer.*OVS_SCHEMA_UNSUPPORTED/,
+      );
     } finally {
       await server.stop();
     }
@@ -218,7 +250,9 @@ it('collector refuses wrong usage with exit 2 before connecting', async () => {
 it('collector says where it looked when the OVS database is not there', async () => {
   const run = await cli(['collector', 'list', '--db', 'unix:/nonexistent/db.sock']);
   expect(run.code).toBe(1);
-  expect(run.stderr).toMatch(/No OVS database at unix:\/nonexistent\/db\.sock: run this as root on a node where Open vSwitch runs, or pass --db REMOTE/);
+  expect(run.stderr).toMatch(
+    /No OVS database at unix:\/nonexistent\/db\.sock: run this as root on a node where Open vSwitch runs, or pass --db REMOTE/,
+  );
 });
 
 it('collector speaks to an ssl: OVS database with the credentials named as ovs-vsctl names them', async () => {

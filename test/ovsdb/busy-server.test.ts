@@ -36,37 +36,48 @@ describe('a server that answers nothing for 30 s (standalone ovsdb-server, OVN 2
     return { name, client, cache, statuses, changes };
   }
 
-  it('does not make the default clients reload: no disconnection, no new sync, only the new change', { timeout: STOPPED_MS + 30_000 }, async () => {
-    const { server } = fixture;
-    const unix = await reader('unix', server.unixRemote);
-    const tcp = await reader('tcp', server.tcpRemote);
-    // For contrast: a client told to give up after 10 s of silence must reload, the server having no history to resume from.
-    const impatient = await reader('tcp, inactivityTimeoutMs 10 s', server.tcpRemote, { inactivityTimeoutMs: 10_000, backoff: { initialMs: 100, maxMs: 500 } });
+  it(
+    'does not make the default clients reload: no disconnection, no new sync, only the new change',
+    { timeout: STOPPED_MS + 30_000 },
+    async () => {
+      const { server } = fixture;
+      const unix = await reader('unix', server.unixRemote);
+      const tcp = await reader('tcp', server.tcpRemote);
+      // For contrast: a client told to give up after 10 s of silence must reload, the server having no history to resume from.
+      const impatient = await reader('tcp, inactivityTimeoutMs 10 s', server.tcpRemote, {
+        inactivityTimeoutMs: 10_000,
+        backoff: { initialMs: 100, maxMs: 500 },
+      });
 
-    const impatientResynced = new Promise<OvsdbStatus>((resolve) => impatient.client.on('status', (status) => status.state === 'synced' && resolve(status)));
-    process.kill(server.pid!, 'SIGSTOP');
-    try {
-      await new Promise((resolve) => setTimeout(resolve, STOPPED_MS));
-    } finally {
-      process.kill(server.pid!, 'SIGCONT');
-    }
-    const { writer } = fixture;
-    const [sample] = (await writer.transact(NB, [{ op: 'select', table: 'Sample', where: [['metadata', '==', 7]] }])) as [{ rows: { _uuid: [string, string] }[] }];
-    const sampleUuid = sample.rows[0]!._uuid[1];
-    await writer.transact(NB, [{ op: 'update', table: 'Sample', where: [['metadata', '==', 7]], row: { metadata: 70_007 } }]);
-    for (const { cache } of [unix, tcp, impatient]) {
-      await cacheReaches(cache, () => cache.table('Sample').get(sampleUuid)?.metadata === 70_007);
-    }
+      const impatientResynced = new Promise<OvsdbStatus>((resolve) =>
+        impatient.client.on('status', (status) => status.state === 'synced' && resolve(status)),
+      );
+      process.kill(server.pid!, 'SIGSTOP');
+      try {
+        await new Promise((resolve) => setTimeout(resolve, STOPPED_MS));
+      } finally {
+        process.kill(server.pid!, 'SIGCONT');
+      }
+      const { writer } = fixture;
+      const [sample] = (await writer.transact(NB, [{ op: 'select', table: 'Sample', where: [['metadata', '==', 7]] }])) as [
+        { rows: { _uuid: [string, string] }[] },
+      ];
+      const sampleUuid = sample.rows[0]!._uuid[1];
+      await writer.transact(NB, [{ op: 'update', table: 'Sample', where: [['metadata', '==', 7]], row: { metadata: 70_007 } }]);
+      for (const { cache } of [unix, tcp, impatient]) {
+        await cacheReaches(cache, () => cache.table('Sample').get(sampleUuid)?.metadata === 70_007);
+      }
 
-    for (const { name, client, statuses, changes } of [unix, tcp]) {
-      expect(statuses, name).toEqual([]);
-      expect(changes, name).toEqual([`Sample ${sampleUuid}`]);
-      expect(client.stats, name).toMatchObject({ sessions: 1, resyncs: 0 });
-    }
-    expect(impatient.statuses.find((status) => status.state === 'disconnected')).toMatchObject({
-      error: expect.objectContaining({ message: expect.stringContaining('inactivity probe') }),
-    });
-    expect(await impatientResynced).toMatchObject({ method: 'monitor_cond_since', resumed: false });
-    expect(impatient.client.stats.sessions).toBe(2);
-  });
+      for (const { name, client, statuses, changes } of [unix, tcp]) {
+        expect(statuses, name).toEqual([]);
+        expect(changes, name).toEqual([`Sample ${sampleUuid}`]);
+        expect(client.stats, name).toMatchObject({ sessions: 1, resyncs: 0 });
+      }
+      expect(impatient.statuses.find((status) => status.state === 'disconnected')).toMatchObject({
+        error: expect.objectContaining({ message: expect.stringContaining('inactivity probe') }),
+      });
+      expect(await impatientResynced).toMatchObject({ method: 'monitor_cond_since', resumed: false });
+      expect(impatient.client.stats.sessions).toBe(2);
+    },
+  );
 });

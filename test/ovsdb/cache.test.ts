@@ -13,7 +13,10 @@ const SAMPLE_2 = 'bbbbbbbb-bbbb-bbbb-bbbb-bbbbbbbbbbbb';
 const PG = 'cccccccc-cccc-cccc-cccc-cccccccccccc';
 
 const selection: CacheSelection = {
-  ACL: { columns: ['action', 'priority', 'direction', 'name', 'sample_new', 'sample_est', 'external_ids', 'label'], indexes: ['sample_new', 'action'] },
+  ACL: {
+    columns: ['action', 'priority', 'direction', 'name', 'sample_new', 'sample_est', 'external_ids', 'label'],
+    indexes: ['sample_new', 'action'],
+  },
   Sample: { columns: ['metadata', 'collectors'], indexes: ['metadata'] },
   Port_Group: { columns: ['name', 'acls'], indexes: ['acls'] },
 };
@@ -42,7 +45,13 @@ function initial(): Record<string, unknown> {
           direction: 'to-lport',
           name: 'np-allow',
           sample_new: ['uuid', SAMPLE_1],
-          external_ids: ['map', [['k8s.ovn.org/name', 'ns:allow-web'], ['k8s.ovn.org/owner-type', 'NetworkPolicy']]],
+          external_ids: [
+            'map',
+            [
+              ['k8s.ovn.org/name', 'ns:allow-web'],
+              ['k8s.ovn.org/owner-type', 'NetworkPolicy'],
+            ],
+          ],
         },
       },
       [ACL_2]: { initial: { action: 'drop', priority: 1000, direction: 'from-lport', sample_est: ['uuid', SAMPLE_2] } },
@@ -51,7 +60,20 @@ function initial(): Record<string, unknown> {
       [SAMPLE_1]: { initial: { metadata: 7 } },
       [SAMPLE_2]: { initial: { metadata: 8 } },
     },
-    Port_Group: { [PG]: { initial: { name: 'pg_ns', acls: ['set', [['uuid', ACL_1], ['uuid', ACL_2]]] } } },
+    Port_Group: {
+      [PG]: {
+        initial: {
+          name: 'pg_ns',
+          acls: [
+            'set',
+            [
+              ['uuid', ACL_1],
+              ['uuid', ACL_2],
+            ],
+          ],
+        },
+      },
+    },
   };
 }
 
@@ -104,7 +126,14 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
             // columns of at most one element carry the new value, as ovsdb-server sends them
             sample_new: ['uuid', SAMPLE_2],
             name: ['set', []],
-            external_ids: ['map', [['k8s.ovn.org/name', 'ns:allow-db'], ['k8s.ovn.org/owner-type', 'NetworkPolicy'], ['new', 'v']]],
+            external_ids: [
+              'map',
+              [
+                ['k8s.ovn.org/name', 'ns:allow-db'],
+                ['k8s.ovn.org/owner-type', 'NetworkPolicy'],
+                ['new', 'v'],
+              ],
+            ],
           },
         },
       },
@@ -116,7 +145,12 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     expect(after.priority).toBe(900);
     expect(after.sample_new).toBe(SAMPLE_2);
     expect(after.name).toBeUndefined();
-    expect(after.external_ids).toEqual(new Map([['k8s.ovn.org/name', 'ns:allow-db'], ['new', 'v']]));
+    expect(after.external_ids).toEqual(
+      new Map([
+        ['k8s.ovn.org/name', 'ns:allow-db'],
+        ['new', 'v'],
+      ]),
+    );
     expect(cache.table('Port_Group').get(PG)!.acls).toEqual([ACL_1]);
     expect(log.changes.map((change) => [change.table, change.uuid, change.oldRow === before || change.table !== 'ACL'])).toEqual([
       ['ACL', ACL_1, true],
@@ -132,8 +166,18 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     const acls = cache.table('ACL');
     expect(acls.lookup('sample_new', SAMPLE_1).map((row) => row._uuid)).toEqual([ACL_1]);
     expect(acls.lookup('action', 'drop').map((row) => row._uuid)).toEqual([ACL_2]);
-    expect(cache.table('Sample').lookup('metadata', 8).map((row) => row._uuid)).toEqual([SAMPLE_2]);
-    expect(cache.table('Port_Group').lookup('acls', ACL_2).map((row) => row._uuid)).toEqual([PG]);
+    expect(
+      cache
+        .table('Sample')
+        .lookup('metadata', 8)
+        .map((row) => row._uuid),
+    ).toEqual([SAMPLE_2]);
+    expect(
+      cache
+        .table('Port_Group')
+        .lookup('acls', ACL_2)
+        .map((row) => row._uuid),
+    ).toEqual([PG]);
 
     cache.applyUpdate2({
       ACL: { [ACL_1]: { modify: { sample_new: ['set', []], action: 'drop' } }, [ACL_2]: { delete: null } },
@@ -164,7 +208,12 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
     removals[uuid(1)] = { modify: { priority: 100 } };
     removals[uuid(3)] = { modify: { action: 'allow' } };
     cache.applyUpdate2({ ACL: removals });
-    expect(acls.lookup('action', 'drop').map((row) => row.priority).sort((a, b) => Number(a) - Number(b))).toEqual([5, 7, 9, 11, 13, 15, 17, 19, 100]);
+    expect(
+      acls
+        .lookup('action', 'drop')
+        .map((row) => row.priority)
+        .sort((a, b) => Number(a) - Number(b)),
+    ).toEqual([5, 7, 9, 11, 13, 15, 17, 19, 100]);
     expect(acls.lookup('action', 'drop')).toContain(acls.get(uuid(1)));
     expect(acls.lookup('action', 'allow')).toEqual([acls.get(uuid(3))]);
     expect(Object.isFrozen(acls.lookup('action', 'drop'))).toBe(true);
@@ -281,29 +330,49 @@ describe('TableCache fed with update2 messages for the real OVN NB schema', () =
   });
 
   it('keeps equal values of shared columns once, and still applies diffs to them', () => {
-    const cache = new TableCache(nb, { ACL: { columns: ['priority', 'sample_new', 'external_ids'], shared: ['sample_new', 'external_ids'] }, Sample: { columns: ['metadata'] } });
-    const ids = (hint?: string) => ['map', [['stage-name', 'ls_in_acl_eval'], ['source', 'northd.c:7010'], ...(hint === undefined ? [] : [['stage-hint', hint]])]];
+    const cache = new TableCache(nb, {
+      ACL: { columns: ['priority', 'sample_new', 'external_ids'], shared: ['sample_new', 'external_ids'] },
+      Sample: { columns: ['metadata'] },
+    });
+    const ids = (hint?: string) => [
+      'map',
+      [['stage-name', 'ls_in_acl_eval'], ['source', 'northd.c:7010'], ...(hint === undefined ? [] : [['stage-hint', hint]])],
+    ];
     // Each message carries its own copies, as JSON.parse makes them.
-    const acl = (hint?: string) => JSON.parse(JSON.stringify({ initial: { priority: 1, sample_new: ['uuid', SAMPLE_1], external_ids: ids(hint) } })) as unknown;
+    const acl = (hint?: string) =>
+      JSON.parse(JSON.stringify({ initial: { priority: 1, sample_new: ['uuid', SAMPLE_1], external_ids: ids(hint) } })) as unknown;
     cache.applyUpdate2({ ACL: { [ACL_1]: acl() } });
     cache.applyUpdate2({ ACL: { [ACL_2]: acl(), [PG]: acl('1a2b3c4d') } });
     const [first, second, hinted] = [ACL_1, ACL_2, PG].map((uuid) => cache.table('ACL').get(uuid)!);
     expect(second!.external_ids).toBe(first!.external_ids);
     expect(second!.sample_new).toBe(first!.sample_new);
     expect(hinted!.external_ids).not.toBe(first!.external_ids);
-    expect(hinted!.external_ids).toEqual(new Map([['stage-name', 'ls_in_acl_eval'], ['source', 'northd.c:7010'], ['stage-hint', '1a2b3c4d']]));
+    expect(hinted!.external_ids).toEqual(
+      new Map([
+        ['stage-name', 'ls_in_acl_eval'],
+        ['source', 'northd.c:7010'],
+        ['stage-hint', '1a2b3c4d'],
+      ]),
+    );
     // A diff builds a new map (the shared one is left alone), itself shared when equal to a known one.
     cache.applyUpdate2({ ACL: { [PG]: { modify: { external_ids: ['map', [['stage-hint', '1a2b3c4d']]] } } } });
     expect(cache.table('ACL').get(PG)!.external_ids).toBe(first!.external_ids);
     expect((hinted!.external_ids as ReadonlyMap<string, string>).size).toBe(3);
-    expect(first!.external_ids).toEqual(new Map([['stage-name', 'ls_in_acl_eval'], ['source', 'northd.c:7010']]));
+    expect(first!.external_ids).toEqual(
+      new Map([
+        ['stage-name', 'ls_in_acl_eval'],
+        ['source', 'northd.c:7010'],
+      ]),
+    );
   });
 
   it('rejects selections the schema cannot satisfy', () => {
     expect(() => new TableCache(nb, { Nope: { columns: [] } })).toThrow(/no table "Nope"/);
     expect(() => new TableCache(nb, { ACL: { columns: ['nope'] } })).toThrow(/no column "nope"/);
     expect(() => new TableCache(nb, { ACL: { columns: ['action'], indexes: ['priority'] } })).toThrow(/not among the selected columns/);
-    expect(() => new TableCache(nb, { ACL: { columns: ['action'], shared: ['external_ids'] } })).toThrow(/Cannot share ACL.external_ids: it is not among/);
+    expect(() => new TableCache(nb, { ACL: { columns: ['action'], shared: ['external_ids'] } })).toThrow(
+      /Cannot share ACL.external_ids: it is not among/,
+    );
     expect(() => new TableCache(nb, {})).toThrow(OvsdbSchemaError);
     expect(() => new TableCache(nb, selection).table('Meter')).toThrow(/not in this cache's selection/);
     expect([...new TableCache(nb, selection).monitoredColumns().get('Sample')!]).toEqual(['metadata', 'collectors']);

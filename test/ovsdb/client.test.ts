@@ -18,7 +18,10 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
   let schema: DatabaseSchema;
   const clients: OvsdbClient[] = [];
 
-  async function connect(remote: string | readonly string[], options: Parameters<typeof OvsdbClient.connect>[1] = {}): Promise<OvsdbClient> {
+  async function connect(
+    remote: string | readonly string[],
+    options: Parameters<typeof OvsdbClient.connect>[1] = {},
+  ): Promise<OvsdbClient> {
     const client = await OvsdbClient.connect(remote, options);
     clients.push(client);
     return client;
@@ -66,7 +69,12 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     const sample = cache.table('Sample').lookup('metadata', 5)[0]!;
     const [acl] = cache.table('ACL').lookup('sample_new', sample._uuid);
     expect(acl).toMatchObject({ direction: 'to-lport', match: 'outport == @pg_base && ip4.src == 10.0.0.4', sample_est: undefined });
-    expect(acl!.external_ids).toEqual(new Map([['k8s.ovn.org/name', 'ns4:policy4'], ['k8s.ovn.org/owner-type', 'NetworkPolicy']]));
+    expect(acl!.external_ids).toEqual(
+      new Map([
+        ['k8s.ovn.org/name', 'ns4:policy4'],
+        ['k8s.ovn.org/owner-type', 'NetworkPolicy'],
+      ]),
+    );
     expect(cache.table('Port_Group').lookup('acls', acl!._uuid)[0]!.name).toBe('pg_base');
   });
 
@@ -89,18 +97,38 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     const pg = [...cache.table('Port_Group').values()].find((row) => row.name === pgName)!;
     const [first, second, third] = pg.acls as string[];
     await client.transact(NB, [
-      { op: 'mutate', table: 'Port_Group', where: [['_uuid', '==', ['uuid', pg._uuid]]], mutations: [['acls', 'delete', ['uuid', third!]]] },
+      {
+        op: 'mutate',
+        table: 'Port_Group',
+        where: [['_uuid', '==', ['uuid', pg._uuid]]],
+        mutations: [['acls', 'delete', ['uuid', third!]]],
+      },
       {
         op: 'update',
         table: 'ACL',
         where: [['_uuid', '==', ['uuid', first!]]],
-        row: { priority: 7, name: 'renamed', external_ids: ['map', [['k8s.ovn.org/name', 'ns:changed'], ['extra', 'x']]] },
+        row: {
+          priority: 7,
+          name: 'renamed',
+          external_ids: [
+            'map',
+            [
+              ['k8s.ovn.org/name', 'ns:changed'],
+              ['extra', 'x'],
+            ],
+          ],
+        },
       },
       { op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', second!]]], row: { sample_new: ['set', []], label: 42 } },
     ]);
     await cacheReaches(cache, () => cache.table('ACL').get(third!) === undefined && cache.table('ACL').get(first!)?.priority === 7);
     expect(cache.table('ACL').get(first!)).toMatchObject({ priority: 7, name: 'renamed' });
-    expect(cache.table('ACL').get(first!)!.external_ids).toEqual(new Map([['k8s.ovn.org/name', 'ns:changed'], ['extra', 'x']]));
+    expect(cache.table('ACL').get(first!)!.external_ids).toEqual(
+      new Map([
+        ['k8s.ovn.org/name', 'ns:changed'],
+        ['extra', 'x'],
+      ]),
+    );
     expect(cache.table('ACL').get(second!)).toMatchObject({ sample_new: undefined, label: 42 });
     expect(cache.table('Port_Group').get(pg._uuid)!.acls).toEqual([first, second]);
 
@@ -139,11 +167,17 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     const client = await connect(server.unixRemote);
     const attempt = client.transact(NB, [
       { op: 'insert', table: 'Sample', row: { metadata: 990 }, 'uuid-name': 's' },
-      { op: 'insert', table: 'ACL', row: { action: 'explode', direction: 'to-lport', priority: 1, match: '1', sample_new: ['named-uuid', 's'] } },
+      {
+        op: 'insert',
+        table: 'ACL',
+        row: { action: 'explode', direction: 'to-lport', priority: 1, match: '1', sample_new: ['named-uuid', 's'] },
+      },
     ]);
     await expect(attempt).rejects.toBeInstanceOf(OvsdbTransactionError);
     await expect(attempt).rejects.toMatchObject({ code: 'OVSDB_TRANSACTION', message: expect.stringContaining('constraint violation') });
-    const [select] = (await client.transact(NB, [{ op: 'select', table: 'Sample', where: [['metadata', '==', 990]] }])) as [{ rows: unknown[] }];
+    const [select] = (await client.transact(NB, [{ op: 'select', table: 'Sample', where: [['metadata', '==', 990]] }])) as [
+      { rows: unknown[] },
+    ];
     expect(select.rows).toEqual([]);
   });
 
@@ -186,14 +220,22 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
   });
 
   it('drops a silent tcp server after inactivityTimeoutMs and comes back when it answers again', async () => {
-    const client = await connect(server.tcpRemote, { inactivityProbeMs: 200, inactivityTimeoutMs: 400, backoff: { initialMs: 50, maxMs: 100 } });
+    const client = await connect(server.tcpRemote, {
+      inactivityProbeMs: 200,
+      inactivityTimeoutMs: 400,
+      backoff: { initialMs: 50, maxMs: 100 },
+    });
     const seen = statuses(client);
     const cache = new TableCache(schema, NB_SELECTION);
     await client.monitor(NB, cache);
-    const dropped = new Promise<OvsdbStatus>((resolve) => client.on('status', (status) => status.state === 'disconnected' && resolve(status)));
+    const dropped = new Promise<OvsdbStatus>((resolve) =>
+      client.on('status', (status) => status.state === 'disconnected' && resolve(status)),
+    );
     process.kill(server.pid!, 'SIGSTOP');
     try {
-      expect((await dropped) as { error: Error }).toMatchObject({ error: expect.objectContaining({ message: expect.stringContaining('inactivity probe') }) });
+      expect((await dropped) as { error: Error }).toMatchObject({
+        error: expect.objectContaining({ message: expect.stringContaining('inactivity probe') }),
+      });
     } finally {
       process.kill(server.pid!, 'SIGCONT');
     }
@@ -205,10 +247,12 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
 
   it('gives up on an unreachable remote after connectTimeoutMs, naming the cause', async () => {
     const port = await freePort();
-    await expect(OvsdbClient.connect(`tcp:127.0.0.1:${port}`, { connectTimeoutMs: 300, backoff: { initialMs: 20 } })).rejects.toMatchObject({
-      code: 'OVSDB_CONNECTION',
-      message: expect.stringMatching(new RegExp(`tcp:127.0.0.1:${port}: .*ECONNREFUSED`)),
-    });
+    await expect(OvsdbClient.connect(`tcp:127.0.0.1:${port}`, { connectTimeoutMs: 300, backoff: { initialMs: 20 } })).rejects.toMatchObject(
+      {
+        code: 'OVSDB_CONNECTION',
+        message: expect.stringMatching(new RegExp(`tcp:127.0.0.1:${port}: .*ECONNREFUSED`)),
+      },
+    );
   });
 
   it('times requests out with a typed error naming every remote and its last error when none is usable', async () => {
@@ -221,7 +265,9 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
       expect(error).toBeInstanceOf(OvsdbConnectionError);
       expect(error).toMatchObject({
         code: 'OVSDB_CONNECTION',
-        message: expect.stringMatching(/^Cannot (transact on OVN_Northbound|get_schema OVN_Northbound|list_dbs): no OVSDB remote was usable within 500 ms/),
+        message: expect.stringMatching(
+          /^Cannot (transact on OVN_Northbound|get_schema OVN_Northbound|list_dbs): no OVSDB remote was usable within 500 ms/,
+        ),
       });
       const { message, attempts: remotes } = error as OvsdbConnectionError;
       // The killed server's socket file is left behind: connecting to it is refused.

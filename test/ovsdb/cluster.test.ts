@@ -15,13 +15,21 @@ describe('a 3-member clustered NB (ovsdb-tool create-cluster/join-cluster) losin
     const fast = { backoff: { initialMs: 50, maxMs: 500 }, inactivityProbeMs: 1000 };
 
     // Listed leader-last: leaderOnly must skip the followers.
-    const writer = await OvsdbClient.connect([...followers.map((member) => member.tcpRemote), leader.tcpRemote], { ...fast, leaderOnly: true, database: NB });
+    const writer = await OvsdbClient.connect([...followers.map((member) => member.tcpRemote), leader.tcpRemote], {
+      ...fast,
+      leaderOnly: true,
+      database: NB,
+    });
     clients.push(writer);
     expect(writer.remote).toBe(leader.tcpRemote);
     await writer.transact(NB, portGroupWithAclsOps('pg_cluster', 10, 1));
 
     // Listed leader-first, in that order: the reader starts on the leader and must fail over.
-    const reader = await OvsdbClient.connect([leader.tcpRemote, ...followers.map((member) => member.tcpRemote)], { ...fast, database: NB, shuffleRemotes: false });
+    const reader = await OvsdbClient.connect([leader.tcpRemote, ...followers.map((member) => member.tcpRemote)], {
+      ...fast,
+      database: NB,
+      shuffleRemotes: false,
+    });
     clients.push(reader);
     const seen: OvsdbStatus[] = [];
     reader.on('status', (status) => seen.push(status));

@@ -65,7 +65,9 @@ describe('JsonStreamFramer', () => {
     expect(() => framer.push(Buffer.alloc(100, 0x61))).toThrow(OvsdbMessageSizeError);
     expect(framer.bufferedBytes).toBeLessThanOrEqual(64);
     // A whole message over the limit in one chunk is refused too.
-    expect(() => new JsonStreamFramer(() => undefined, 64).push(Buffer.from(JSON.stringify({ a: 'a'.repeat(100) })))).toThrow(/more than 64 bytes/);
+    expect(() => new JsonStreamFramer(() => undefined, 64).push(Buffer.from(JSON.stringify({ a: 'a'.repeat(100) })))).toThrow(
+      /more than 64 bytes/,
+    );
   });
 
   it('counts only the bytes of messages as received: whitespace between them is no sign of life', () => {

@@ -3,7 +3,13 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { OvsdbConnectionError, OvsdbDisconnectedError, OvsdbMessageSizeError, OvsdbOptionError, OvsdbProtocolError } from '../../src/errors';
+import {
+  OvsdbConnectionError,
+  OvsdbDisconnectedError,
+  OvsdbMessageSizeError,
+  OvsdbOptionError,
+  OvsdbProtocolError,
+} from '../../src/errors';
 import { OvsdbClient, type OvsdbStatus } from '../../src/ovsdb/client';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../src/ovsdb/framing';
 
@@ -123,16 +129,26 @@ describe('an OvsdbClient facing a peer that is not a well-behaved OVSDB server (
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it.each(['unix', 'tcp'] as const)('refuses garbage (an HTTP server on a %s remote), naming it, and keeps retrying', async (kind) => {
-    hostile = await HostileServer.start(kind, (socket) => void socket.write('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'), join(dir, `http-${kind}.sock`));
+    hostile = await HostileServer.start(
+      kind,
+      (socket) => void socket.write('HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'),
+      join(dir, `http-${kind}.sock`),
+    );
     const failure = OvsdbClient.connect(hostile.remote, { connectTimeoutMs: 1500, backoff: { initialMs: 50, maxMs: 100 } });
     await expect(failure).rejects.toBeInstanceOf(OvsdbConnectionError);
-    await expect(failure).rejects.toThrow(new RegExp(`${hostile.remote.replace(/[.]/g, '\\.')}: .*outside any JSON object; check that the remote is an OVSDB server`));
+    await expect(failure).rejects.toThrow(
+      new RegExp(`${hostile.remote.replace(/[.]/g, '\\.')}: .*outside any JSON object; check that the remote is an OVSDB server`),
+    );
     expect(hostile.connections.length).toBeGreaterThan(2);
   });
 
   it.each(['unix', 'tcp'] as const)('gives up on a %s peer that accepts and never answers, within attemptTimeoutMs', async (kind) => {
     hostile = await HostileServer.start(kind, () => undefined, join(dir, `mute-${kind}.sock`));
-    const failure = OvsdbClient.connect(hostile.remote, { attemptTimeoutMs: 300, connectTimeoutMs: 1500, backoff: { initialMs: 50, maxMs: 100 } });
+    const failure = OvsdbClient.connect(hostile.remote, {
+      attemptTimeoutMs: 300,
+      connectTimeoutMs: 1500,
+      backoff: { initialMs: 50, maxMs: 100 },
+    });
     await expect(failure).rejects.toThrow(`${hostile.remote} accepted the connection but did not answer within 300 ms`);
     expect(hostile.connections.length).toBeGreaterThan(1);
   });
@@ -157,7 +173,11 @@ describe('an OvsdbClient facing a peer that is not a well-behaved OVSDB server (
     expect((failure as Error).cause).toBeInstanceOf(OvsdbMessageSizeError);
     const disconnected = statuses.find((status) => status.state === 'disconnected') as { error: Error };
     expect(disconnected.error).toBeInstanceOf(OvsdbMessageSizeError);
-    expect(disconnected.error).toMatchObject({ code: 'OVSDB_MESSAGE_SIZE', limit, message: expect.stringContaining('raise options.maxMessageBytes') });
+    expect(disconnected.error).toMatchObject({
+      code: 'OVSDB_MESSAGE_SIZE',
+      limit,
+      message: expect.stringContaining('raise options.maxMessageBytes'),
+    });
     expect(client.stats.oversizedMessages).toBe(1);
     // What the client read before it stopped is bounded by the limit (plus what sat in socket buffers).
     expect(hostile.written[0]).toBeLessThan(limit + 16 * 1024 * 1024);
@@ -178,15 +198,25 @@ describe('an OvsdbClient facing a peer that is not a well-behaved OVSDB server (
         socket.once('close', () => clearInterval(timer));
       }
     });
-    const client = await OvsdbClient.connect(hostile.remote, { inactivityProbeMs: 200, inactivityTimeoutMs: 600, backoff: { initialMs: 50, maxMs: 100 } });
+    const client = await OvsdbClient.connect(hostile.remote, {
+      inactivityProbeMs: 200,
+      inactivityTimeoutMs: 600,
+      backoff: { initialMs: 50, maxMs: 100 },
+    });
     clients.push(client);
-    const dropped = new Promise<OvsdbStatus>((resolve) => client.on('status', (status) => status.state === 'disconnected' && resolve(status)));
+    const dropped = new Promise<OvsdbStatus>((resolve) =>
+      client.on('status', (status) => status.state === 'disconnected' && resolve(status)),
+    );
     void client.listDatabases().catch(() => undefined);
     expect(await dropped).toMatchObject({ error: expect.objectContaining({ message: expect.stringContaining('sent nothing for') }) });
   });
 
   it('treats a reply that is not JSON-RPC as a protocol error of that request, not a crash', async () => {
-    hostile = await HostileServer.start('unix', (socket, stream) => answerWith(socket, (id) => JSON.stringify({ id, result: 'not a list', error: null }), stream), join(dir, 'odd.sock'));
+    hostile = await HostileServer.start(
+      'unix',
+      (socket, stream) => answerWith(socket, (id) => JSON.stringify({ id, result: 'not a list', error: null }), stream),
+      join(dir, 'odd.sock'),
+    );
     const client = await OvsdbClient.connect(hostile.remote);
     clients.push(client);
     await expect(client.listDatabases()).rejects.toBeInstanceOf(OvsdbProtocolError);

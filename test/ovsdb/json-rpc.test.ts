@@ -47,7 +47,9 @@ describe('JsonRpcSession over a real unix socket', () => {
       { probeMs: 0, timeoutMs: 0 },
     );
     const closed = new Promise((resolve) => client.once('close', resolve));
-    peer.write('{"method":"update3","params":["m",null,{}],"id":null}{"method":"update3","params":["m",null,{}],"id":null}{"id":99,"result":[],"error":null}');
+    peer.write(
+      '{"method":"update3","params":["m",null,{}],"id":null}{"method":"update3","params":["m",null,{}],"id":null}{"id":99,"result":[],"error":null}',
+    );
     await closed;
     peer.destroy();
     expect(notifications).toEqual(['update3']);

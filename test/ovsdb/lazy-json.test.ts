@@ -7,10 +7,19 @@ function bigMonitorReply(rows: number): unknown {
   const acl: Record<string, unknown> = {};
   for (let i = 0; i < rows; i++) {
     acl[`${String(i).padStart(8, '0')}-0000-0000-0000-000000000000`] = {
-      initial: { match: `ip4.src == "10.0.${i >> 8}.${i & 255}" && ✓ \\ "quoted" ${'x'.repeat(i % 50)}`, priority: i, sample_new: ['uuid', 'a'], n: [1.5e3, -0, true, null] },
+      initial: {
+        match: `ip4.src == "10.0.${i >> 8}.${i & 255}" && ✓ \\ "quoted" ${'x'.repeat(i % 50)}`,
+        priority: i,
+        sample_new: ['uuid', 'a'],
+        n: [1.5e3, -0, true, null],
+      },
     };
   }
-  return { id: 7, result: [false, '00000000-0000-0000-0000-000000000000', { ACL: acl, Sample: { s: { initial: { metadata: 1 } } } }], error: null };
+  return {
+    id: 7,
+    result: [false, '00000000-0000-0000-0000-000000000000', { ACL: acl, Sample: { s: { initial: { metadata: 1 } } } }],
+    error: null,
+  };
 }
 
 describe('parseLargeJson', () => {

@@ -8,7 +8,10 @@ import { OvsdbCluster, OvsdbServer } from '../support/ovsdb-server';
 
 /** The NB columns ovn-psample's decoder reads, with the indexes it looks rows up by. */
 export const NB_SELECTION: CacheSelection = {
-  ACL: { columns: ['action', 'direction', 'priority', 'match', 'name', 'label', 'sample_new', 'sample_est', 'external_ids'], indexes: ['sample_new', 'sample_est'] },
+  ACL: {
+    columns: ['action', 'direction', 'priority', 'match', 'name', 'label', 'sample_new', 'sample_est', 'external_ids'],
+    indexes: ['sample_new', 'sample_est'],
+  },
   Sample: { columns: ['metadata', 'collectors'], indexes: ['metadata'] },
   Port_Group: { columns: ['name', 'acls'], indexes: ['acls'] },
 };
@@ -32,7 +35,13 @@ export function portGroupWithAclsOps(name: string, count: number, firstMetadata:
         priority: 1000 + (i % 100),
         match: `outport == @${name} && ip4.src == 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
         sample_new: ['named-uuid', `s${i}`],
-        external_ids: ['map', [['k8s.ovn.org/name', `ns${i % 50}:policy${i}`], ['k8s.ovn.org/owner-type', 'NetworkPolicy']]],
+        external_ids: [
+          'map',
+          [
+            ['k8s.ovn.org/name', `ns${i % 50}:policy${i}`],
+            ['k8s.ovn.org/owner-type', 'NetworkPolicy'],
+          ],
+        ],
       },
       'uuid-name': `a${i}`,
     });
@@ -143,7 +152,10 @@ export async function serverContent(client: OvsdbClient, cache: TableCache): Pro
   const dump = new TableCache(cache.schema, Object.fromEntries(tables.map(([table, columns]) => [table, { columns }])));
   dump.applyUpdate(
     Object.fromEntries(
-      tables.map(([table], index) => [table, Object.fromEntries(results[index]!.rows.map((row) => [(row._uuid as [string, string])[1], { new: row }]))]),
+      tables.map(([table], index) => [
+        table,
+        Object.fromEntries(results[index]!.rows.map((row) => [(row._uuid as [string, string])[1], { new: row }])),
+      ]),
     ),
   );
   return cacheContent(dump);
@@ -177,7 +189,12 @@ export function startBusyWriter(client: OvsdbClient, name: string, firstMetadata
     } else if (index % 3 === 1) {
       const target = groups[index % groups.length]!;
       await client.transact('OVN_Northbound', [
-        { op: 'update', table: 'ACL', where: [['match', 'includes', `outport == @${target} && ip4.src == 10.0.0.1`]], row: { priority: index % 32_000, external_ids: ['map', [['step', String(index)]]] } },
+        {
+          op: 'update',
+          table: 'ACL',
+          where: [['match', 'includes', `outport == @${target} && ip4.src == 10.0.0.1`]],
+          row: { priority: index % 32_000, external_ids: ['map', [['step', String(index)]]] },
+        },
       ]);
     } else {
       await client.transact('OVN_Northbound', [{ op: 'delete', table: 'Port_Group', where: [['name', '==', groups.shift()!]] }]);

@@ -11,7 +11,6 @@ function viaText(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value)) as unknown;
 }
 
-
 /** Splits `bytes` at the given fractions of its length. */
 function cut(bytes: Buffer, fractions: readonly number[]): Buffer[] {
   const points = [...new Set(fractions.map((fraction) => Math.floor(fraction * bytes.length)))].sort((a, b) => a - b);
@@ -31,7 +30,9 @@ const whitespace = fc.stringMatching(/^[ \t\r\n]{0,4}$/);
 const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 });
 
 /** A member list past LAZY_OBJECT_MEMBERS (256), so parseLargeJson keeps it lazy. */
-const bigObject = fc.array(fc.tuple(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 2 })), { minLength: 257, maxLength: 300 }).map((pairs) => Object.fromEntries(pairs));
+const bigObject = fc
+  .array(fc.tuple(fc.string({ unit: 'binary' }), fc.jsonValue({ maxDepth: 2 })), { minLength: 257, maxLength: 300 })
+  .map((pairs) => Object.fromEntries(pairs));
 
 describe('JsonStreamFramer (property-based)', () => {
   it('yields exactly the messages written back to back, wherever the stream is cut', () => {
@@ -67,7 +68,9 @@ describe('JsonStreamFramer (property-based)', () => {
   });
 
   it('never throws anything but its typed errors on JSON-looking noise', () => {
-    const noise = fc.array(fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', 'a', '1', ' ', 'é', '\u0000'), { maxLength: 64 }).map((parts) => parts.join(''));
+    const noise = fc
+      .array(fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', 'a', '1', ' ', 'é', '\u0000'), { maxLength: 64 })
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(noise, cuts, (text, fractions) => {
         const framer = new JsonStreamFramer(() => undefined);
@@ -97,7 +100,11 @@ describe('parseLargeJson (property-based)', () => {
   });
 
   it('throws only OvsdbProtocolError on arbitrary text, including when a lazy member is read', () => {
-    const noise = fc.array(fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', 'a', '1', '-', 'e', '.', ' ', 'true', 'null', '"k":'), { maxLength: 64 }).map((parts) => parts.join(''));
+    const noise = fc
+      .array(fc.constantFrom('{', '}', '[', ']', '"', '\\', ':', ',', 'a', '1', '-', 'e', '.', ' ', 'true', 'null', '"k":'), {
+        maxLength: 64,
+      })
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(fc.oneof(noise, fc.string({ unit: 'binary', maxLength: 64 })), (text) => {
         try {
@@ -137,7 +144,10 @@ describe('parseRemotes (property-based)', () => {
 
   it('returns remotes or throws OvsdbRemoteError, on any input', () => {
     const remoteLike = fc
-      .tuple(fc.constantFrom('unix:', 'tcp:', 'ssl:', 'punix:', 'ptcp:', 'http:', '', 'tcp:[', 'ssl:['), fc.string({ unit: 'binary', maxLength: 30 }))
+      .tuple(
+        fc.constantFrom('unix:', 'tcp:', 'ssl:', 'punix:', 'ptcp:', 'http:', '', 'tcp:[', 'ssl:['),
+        fc.string({ unit: 'binary', maxLength: 30 }),
+      )
       .map(([method, rest]) => method + rest);
     fc.assert(
       fc.property(fc.oneof(remoteLike, fc.string({ unit: 'binary' }), fc.array(remoteLike, { maxLength: 4 })), (input) => {

@@ -16,7 +16,10 @@ describe('a mirror that diverged from the server (real ovsdb-server, OVN 25.03 N
       const writer = await OvsdbClient.connect(server.unixRemote);
       const reader = await OvsdbClient.connect(server.tcpRemote, { monitorMethods: [method] });
       clients.push(writer, reader);
-      await writer.transact(NB, portGroupWithAclsOps(`pg_${method}`, 20, { monitor_cond_since: 1, monitor_cond: 101, monitor: 201 }[method]));
+      await writer.transact(
+        NB,
+        portGroupWithAclsOps(`pg_${method}`, 20, { monitor_cond_since: 1, monitor_cond: 101, monitor: 201 }[method]),
+      );
       const cache = new TableCache(schema, wholeRowSelection(schema, ['ACL', 'Sample', 'Port_Group']));
       await reader.monitor(NB, cache);
       const resyncs: OvsdbResync[] = [];
@@ -28,7 +31,9 @@ describe('a mirror that diverged from the server (real ovsdb-server, OVN 25.03 N
       expect(cache.table('ACL').get(victim._uuid)).toBeUndefined();
 
       const resynced = new Promise<OvsdbStatus>((resolve) => reader.on('status', (status) => status.state === 'synced' && resolve(status)));
-      await writer.transact(NB, [{ op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', victim._uuid]]], row: { priority: 4321 } }]);
+      await writer.transact(NB, [
+        { op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', victim._uuid]]], row: { priority: 4321 } },
+      ]);
       expect(await resynced).toMatchObject({ state: 'synced', database: NB, method, resumed: false });
       await cacheReaches(cache, () => cache.table('ACL').get(victim._uuid)?.priority === 4321);
 

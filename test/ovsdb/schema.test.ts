@@ -32,14 +32,7 @@ describe('parseSchema with the real OVN 25.03 schemas', () => {
     expect(acl.columns.get('match')!.type.key.type).toBe('string');
     expect(acl.columns.get('sample_new')!.kind).toBe('optional');
     expect(acl.columns.get('sample_new')!.type.key).toMatchObject({ type: 'uuid', refTable: 'Sample', refType: 'strong' });
-    expect(acl.columns.get('action')!.type.key.enum).toEqual([
-      'allow',
-      'allow-related',
-      'allow-stateless',
-      'drop',
-      'reject',
-      'pass',
-    ]);
+    expect(acl.columns.get('action')!.type.key.enum).toEqual(['allow', 'allow-related', 'allow-stateless', 'drop', 'reject', 'pass']);
     expect(acl.columns.get('external_ids')!.kind).toBe('map');
     expect(acl.columns.get('external_ids')!.type.max).toBe('unlimited');
     expect(nb.tables.get('Port_Group')!.columns.get('acls')!.kind).toBe('set');

@@ -32,7 +32,9 @@ describe('which servers an OvsdbClient accepts, and what it leaves behind, again
   });
 
   it('refuses a server that does not hold the database it was asked for', async () => {
-    await expect(OvsdbClient.connect(server.unixRemote, { database: 'OVN_Southbound', connectTimeoutMs: 500, backoff: { initialMs: 20 } })).rejects.toMatchObject({
+    await expect(
+      OvsdbClient.connect(server.unixRemote, { database: 'OVN_Southbound', connectTimeoutMs: 500, backoff: { initialMs: 20 } }),
+    ).rejects.toMatchObject({
       code: 'OVSDB_CONNECTION',
       message: expect.stringContaining('does not serve database OVN_Southbound'),
     });
@@ -41,7 +43,9 @@ describe('which servers an OvsdbClient accepts, and what it leaves behind, again
   it('refuses a relay that has not reached its source (its _Server row has no schema)', async () => {
     const relay = await OvsdbRelay.start({ database: NB, source: `tcp:127.0.0.1:${await freePort()}` });
     try {
-      await expect(OvsdbClient.connect(relay.unixRemote, { database: NB, connectTimeoutMs: 500, backoff: { initialMs: 20 } })).rejects.toMatchObject({
+      await expect(
+        OvsdbClient.connect(relay.unixRemote, { database: NB, connectTimeoutMs: 500, backoff: { initialMs: 20 } }),
+      ).rejects.toMatchObject({
         code: 'OVSDB_CONNECTION',
         message: expect.stringContaining(`relay database ${NB} has not reached its source yet (no schema)`),
       });
@@ -119,6 +123,8 @@ describe('which servers an OvsdbClient accepts, and what it leaves behind, again
       message: expect.stringContaining('backoff.initialMs'),
     });
     await expect(OvsdbClient.connect(server.unixRemote, { backoff: { factor: 0.5 } })).rejects.toMatchObject({ code: 'OVSDB_OPTION' });
-    await expect(OvsdbClient.connect(server.unixRemote, { backoff: { maxMs: Number.NaN } })).rejects.toMatchObject({ code: 'OVSDB_OPTION' });
+    await expect(OvsdbClient.connect(server.unixRemote, { backoff: { maxMs: Number.NaN } })).rejects.toMatchObject({
+      code: 'OVSDB_OPTION',
+    });
   });
 });

@@ -66,9 +66,15 @@ describe('ssl: remotes against ovsdb-server with a PKI made by openssl at set-up
   it('says so when the server does not trust the client certificate', async () => {
     const pki = server.pki!;
     const stranger = await makePki(mkdtempSync(join(tmpdir(), 'ovn-psample-stranger-pki-')));
-    const attempt = OvsdbClient.connect(server.sslRemote, { ssl: { key: stranger.clientKey, cert: stranger.clientCert, ca: pki.caCert }, connectTimeoutMs: 1000, backoff: { initialMs: 50 } });
+    const attempt = OvsdbClient.connect(server.sslRemote, {
+      ssl: { key: stranger.clientKey, cert: stranger.clientCert, ca: pki.caCert },
+      connectTimeoutMs: 1000,
+      backoff: { initialMs: 50 },
+    });
     await expect(attempt).rejects.toBeInstanceOf(OvsdbConnectionError);
-    await expect(attempt).rejects.toThrow(`${server.sslRemote}: The OVSDB connection failed: TLS: the server does not trust the client certificate`);
+    await expect(attempt).rejects.toThrow(
+      `${server.sslRemote}: The OVSDB connection failed: TLS: the server does not trust the client certificate`,
+    );
   });
 
   it('asks for credentials when an ssl: remote has none', async () => {

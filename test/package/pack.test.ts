@@ -40,7 +40,11 @@ it('loads from CommonJS and from ESM, with type declarations', () => {
   expect(cjs.trim()).toBe('function 0');
   const esm = execFileSync(
     process.execPath,
-    ['--input-type=module', '-e', "import { openPsample, decodeOvsCookie } from 'ovn-psample'; console.log(typeof openPsample, typeof decodeOvsCookie)"],
+    [
+      '--input-type=module',
+      '-e',
+      "import { openPsample, decodeOvsCookie } from 'ovn-psample'; console.log(typeof openPsample, typeof decodeOvsCookie)",
+    ],
     { cwd: dir, encoding: 'utf8' },
   );
   expect(esm.trim()).toBe('function function');

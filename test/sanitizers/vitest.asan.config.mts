@@ -8,7 +8,12 @@ export default defineConfig({
   test: {
     root: new URL('../..', import.meta.url).pathname,
     pool: 'forks',
-    include: ['test/kernel/**/*.test.ts', 'test/unit/packet-json-golden.test.ts', 'test/unit/text-golden.test.ts', 'test/unit/sample-json-native.test.ts'],
+    include: [
+      'test/kernel/**/*.test.ts',
+      'test/unit/packet-json-golden.test.ts',
+      'test/unit/text-golden.test.ts',
+      'test/unit/sample-json-native.test.ts',
+    ],
     setupFiles: ['test/sanitizers/asan-setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,

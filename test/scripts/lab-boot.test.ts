@@ -18,11 +18,14 @@ afterEach(() => rmSync(work, { recursive: true, force: true }));
 function boot(consoles: string[]) {
   consoles.forEach((text, i) => writeFileSync(join(work, `console-${i}`), text));
   const emulator = join(work, 'emulator');
-  writeFileSync(emulator, `#!/bin/bash
+  writeFileSync(
+    emulator,
+    `#!/bin/bash
 n=$(cat "${work}/boots" 2>/dev/null || echo 0); echo $((n + 1)) >"${work}/boots"
 [ -f "${work}/console-$n" ] || n=${consoles.length - 1}
 for a; do case $a in file:*) cp "${work}/console-$n" "\${a#file:}";; esac; done
-`);
+`,
+  );
   chmodSync(emulator, 0o755);
   const script = `
     source "${labDir}/progress.sh"; source "${labDir}/boot.sh"

@@ -47,7 +47,10 @@ export interface ControllerFamily {
  */
 export function controllerMessage(command: number, family: ControllerFamily): Uint8Array {
   const groups = Object.entries(family.groups).map(([name, id], index) =>
-    attribute(index + 1 | NLA_F_NESTED, Buffer.concat([attribute(CTRL_ATTR_MCAST_GRP_ID, number(4, id)), attribute(CTRL_ATTR_MCAST_GRP_NAME, text(name))])),
+    attribute(
+      (index + 1) | NLA_F_NESTED,
+      Buffer.concat([attribute(CTRL_ATTR_MCAST_GRP_ID, number(4, id)), attribute(CTRL_ATTR_MCAST_GRP_NAME, text(name))]),
+    ),
   );
   const body = Buffer.concat([
     attribute(CTRL_ATTR_FAMILY_ID, number(2, family.id)),

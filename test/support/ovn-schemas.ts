@@ -77,6 +77,9 @@ export async function newerNbSchemaPath(): Promise<{ nb: string; provenance: str
     schema.tables.Psample_Test = { columns: { name: { type: 'string' } }, isRoot: true };
     await mkdir(dir, { recursive: true });
     await writeFile(nb, JSON.stringify(schema, null, 2));
-    return { nb, provenance: `synthetic: OVN ${OVN_SCHEMA_RELEASE} NB schema, version ${schema.version}, ACL.psample_note and table Psample_Test added (${(error as Error).message.slice(0, 200)})` };
+    return {
+      nb,
+      provenance: `synthetic: OVN ${OVN_SCHEMA_RELEASE} NB schema, version ${schema.version}, ACL.psample_note and table Psample_Test added (${(error as Error).message.slice(0, 200)})`,
+    };
   }
 }

@@ -71,12 +71,67 @@ export async function makePki(dir: string): Promise<Pki> {
     clientCert: join(dir, 'client.pem'),
     otherCaCert: join(dir, 'other-ca.pem'),
   };
-  await openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', pki.caCert, '-days', '2', '-subj', '/CN=ovn-psample test CA');
-  await openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'other-ca.key', '-out', pki.otherCaCert, '-days', '2', '-subj', '/CN=ovn-psample stranger CA');
+  await openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    pki.caCert,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=ovn-psample test CA',
+  );
+  await openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'other-ca.key',
+    '-out',
+    pki.otherCaCert,
+    '-days',
+    '2',
+    '-subj',
+    '/CN=ovn-psample stranger CA',
+  );
   writeFileSync(join(dir, 'leaf.ext'), 'basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\n');
   for (const name of ['server', 'client']) {
-    await openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=ovn-psample test ${name}`);
-    await openssl('x509', '-req', '-in', `${name}.csr`, '-CA', pki.caCert, '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', 'leaf.ext');
+    await openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      `/CN=ovn-psample test ${name}`,
+    );
+    await openssl(
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      pki.caCert,
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-extfile',
+      'leaf.ext',
+    );
   }
   return pki;
 }
@@ -180,7 +235,12 @@ export class OvsdbServerProcess {
       '-vfile:info',
     ];
     if (spec.sslPort !== undefined && spec.pki !== undefined) {
-      args.push(`--remote=pssl:${spec.sslPort}:127.0.0.1`, `--private-key=${spec.pki.serverKey}`, `--certificate=${spec.pki.serverCert}`, `--ca-cert=${spec.pki.caCert}`);
+      args.push(
+        `--remote=pssl:${spec.sslPort}:127.0.0.1`,
+        `--private-key=${spec.pki.serverKey}`,
+        `--certificate=${spec.pki.serverCert}`,
+        `--ca-cert=${spec.pki.caCert}`,
+      );
     }
     if (spec.ipv6Port !== undefined) {
       args.push(`--remote=ptcp:${spec.ipv6Port}:[::1]`);
@@ -274,7 +334,12 @@ export class OvsdbRelay extends OvsdbServerProcess {
   static async start(options: { database: string; source: string }): Promise<OvsdbRelay> {
     const dir = tempDir('ovn-psample-relay-');
     try {
-      const relay = new OvsdbRelay({ dir, name: 'relay', dbPath: `relay:${options.database}:${options.source}`, tcpPort: await freePort() });
+      const relay = new OvsdbRelay({
+        dir,
+        name: 'relay',
+        dbPath: `relay:${options.database}:${options.source}`,
+        tcpPort: await freePort(),
+      });
       await relay.start();
       return relay;
     } catch (error) {
@@ -340,7 +405,9 @@ export class OvsdbCluster {
       const cluster = new OvsdbCluster(dir, database, members);
       await cluster.waitUntil(async () => {
         const statuses = await Promise.all(members.map((member) => cluster.status(member)));
-        return statuses.every((status) => status.includes('Status: cluster member')) && statuses.some((status) => /Role: leader/.test(status));
+        return (
+          statuses.every((status) => status.includes('Status: cluster member')) && statuses.some((status) => /Role: leader/.test(status))
+        );
       }, 'all members joined with a leader elected');
       return cluster;
     } catch (error) {

@@ -40,11 +40,7 @@ export function blockThread(ms: number): void {
  * socket or in its reader's queue, none delivered yet. `exited` resolves once the worker's thread
  * is gone.
  */
-export function sendWhileBlocked(
-  netns: string,
-  groupId: number,
-  messages: Uint8Array[],
-): { sent: number; exited: Promise<unknown> } {
+export function sendWhileBlocked(netns: string, groupId: number, messages: Uint8Array[]): { sent: number; exited: Promise<unknown> } {
   const done = new Int32Array(new SharedArrayBuffer(4));
   const source = `
     const { workerData } = require('node:worker_threads');

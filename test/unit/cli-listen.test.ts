@@ -19,7 +19,11 @@ it('listen streams live samples as JSON lines, stops after --count and reports t
   }
   injector.close();
   expect(await run.exited).toBe(0);
-  const lines = run.stdout().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = run
+    .stdout()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   expect(lines.map((l) => l.groupSeq)).toEqual([0, 1, 2]);
   expect(lines[0]).toMatchObject({ group: 10, obsDomainId: 0x02000005, obsPointId: 100, ovn: { appId: 2, datapathKey: 5 } });
   expect(run.stderr()).toMatch(/3 shown; received=3 kernelDrops=0 queueDrops=0 malformed=0/);
@@ -27,7 +31,17 @@ it('listen streams live samples as JSON lines, stops after --count and reports t
 
 it('a reader of its stdout that falls behind gets every line whole and in order: no batch is written over a queued one', async () => {
   const count = 20_000;
-  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--count', String(count), '--rcvbuf', String(64 << 20)]);
+  const run = runCli([
+    'listen',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--count',
+    String(count),
+    '--rcvbuf',
+    String(64 << 20),
+  ]);
   await run.listening;
   run.readStdout(false);
   const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
@@ -39,14 +53,30 @@ it('a reader of its stdout that falls behind gets every line whole and in order:
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   run.readStdout(true);
   expect(await run.exited).toBe(0);
-  const lines = run.stdout().trim().split('\n').map((l) => JSON.parse(l) as { groupSeq: number; data: string });
+  const lines = run
+    .stdout()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { groupSeq: number; data: string });
   expect(lines.map((l) => l.groupSeq)).toEqual(Array.from({ length: count }, (_, seq) => seq));
   for (const line of lines) expect(line.data).toBe(Buffer.from([line.groupSeq >> 8, line.groupSeq & 0xff]).toString('hex'));
 });
 
 it('listen --format text writes a line per sample, natively per batch, whole and in order to a reader that falls behind', async () => {
   const count = 20_000;
-  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--format', 'text', '--count', String(count), '--rcvbuf', String(64 << 20)]);
+  const run = runCli([
+    'listen',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--format',
+    'text',
+    '--count',
+    String(count),
+    '--rcvbuf',
+    String(64 << 20),
+  ]);
   await run.listening;
   run.readStdout(false);
   const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
@@ -60,7 +90,12 @@ it('listen --format text writes a line per sample, natively per batch, whole and
   run.readStdout(true);
   expect(await run.exited).toBe(0);
   const lines = run.stdout().trim().split('\n');
-  expect(lines).toEqual(Array.from({ length: count }, (_, seq) => `group=10 in=0 cookie=${seq.toString(16).padStart(8, '0')} Ethernet len=0 truncated in ethernet`));
+  expect(lines).toEqual(
+    Array.from(
+      { length: count },
+      (_, seq) => `group=10 in=0 cookie=${seq.toString(16).padStart(8, '0')} Ethernet len=0 truncated in ethernet`,
+    ),
+  );
   expect(run.stderr()).toMatch(new RegExp(`${count} shown; received=${count} `));
 });
 
@@ -79,7 +114,13 @@ function burstWhileStopped(run: CliRun, count: number): void {
 function summaryOf(run: CliRun): { shown: number; received: number; kernelDrops: number; queueDrops: number; closeDiscards: number } {
   const summary = /(\d+) shown; received=(\d+) kernelDrops=(\d+) queueDrops=(\d+) .* closeDiscards=(\d+)/.exec(run.stderr());
   expect(summary).not.toBeNull();
-  const [shown, received, kernelDrops, queueDrops, closeDiscards] = summary!.slice(1).map(Number) as [number, number, number, number, number];
+  const [shown, received, kernelDrops, queueDrops, closeDiscards] = summary!.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   return { shown, received, kernelDrops, queueDrops, closeDiscards };
 }
 
@@ -101,7 +142,17 @@ it('SIGTERM stops listen in the middle of a backlog, with its summary, and every
 it('--queue-capacity bounds what listen holds while it falls behind: the rest is dropped, counted and reported', async () => {
   const backlog = 5_000;
   const capacity = 100;
-  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--rcvbuf', String(64 << 20), '--queue-capacity', String(capacity)]);
+  const run = runCli([
+    'listen',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--rcvbuf',
+    String(64 << 20),
+    '--queue-capacity',
+    String(capacity),
+  ]);
   await run.listening;
   burstWhileStopped(run, backlog);
   await waitFor(() => /queue drop/.test(run.stderr()), 10_000, 'a queue drop reported');
@@ -116,10 +167,23 @@ it('--queue-capacity bounds what listen holds while it falls behind: the rest is
 });
 
 it('listen --no-enrich attaches no OVN decoder: it does not even try the database it was given', async () => {
-  const run = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${GROUP}`, '--count', '1', '--nb', 'unix:/nonexistent/ovnnb_db.sock', '--no-enrich']);
+  const run = runCli([
+    'listen',
+    '--netns',
+    ns.name,
+    '--source',
+    `usersock:34:${GROUP}`,
+    '--count',
+    '1',
+    '--nb',
+    'unix:/nonexistent/ovnnb_db.sock',
+    '--no-enrich',
+  ]);
   await run.listening;
   const injector = createInjector({ protocol: 'usersock', groupId: GROUP, netns: ns.name });
-  injector.send(encodePsample({ group: 10, groupSeq: 0, proto: 0x800, userCookie: Uint8Array.from(Buffer.from('0200000500000064', 'hex')) }));
+  injector.send(
+    encodePsample({ group: 10, groupSeq: 0, proto: 0x800, userCookie: Uint8Array.from(Buffer.from('0200000500000064', 'hex')) }),
+  );
   injector.close();
   expect(await run.exited).toBe(0);
   const line = JSON.parse(run.stdout()) as Record<string, unknown>;
@@ -137,10 +201,19 @@ it.each([
   [['listen', '--source', 'usersock:34:9', '--duration', 'abc'], /--duration abc: give a whole number of at least 1/],
   [['listen', '--source', 'usersock:34:9', '--count', '0'], /--count 0: give a whole number of at least 1/],
   [['listen', '--source', 'usersock:34:9', '--delivery-interval', '0'], /--delivery-interval 0: give a whole number from 1 to 1000/],
-  [['watch', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--delivery-interval', '5000'], /--delivery-interval 5000: give a whole number from 1 to 1000/],
-  [['watch', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--delivery-interval', '50'], /--delivery-interval 50 must be shorter than --group-window 50/],
+  [
+    ['watch', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--delivery-interval', '5000'],
+    /--delivery-interval 5000: give a whole number from 1 to 1000/,
+  ],
+  [
+    ['watch', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--delivery-interval', '50'],
+    /--delivery-interval 50 must be shorter than --group-window 50/,
+  ],
   [['listen', '--source', 'usersock:34:9', '--queue-capacity', '0'], /--queue-capacity 0: give a whole number from 1 to 2147483647/],
-  [['top', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--queue-capacity', 'many'], /--queue-capacity many: give a whole number from 1 to 2147483647/],
+  [
+    ['top', '--source', 'usersock:34:9', '--group', '9', '--no-enrich', '--queue-capacity', 'many'],
+    /--queue-capacity many: give a whole number from 1 to 2147483647/,
+  ],
   [['listen', '--source', 'usersock:34:9:extra'], /--source usersock:34:9:extra: use usersock:FAMILY_ID:GROUP_ID/],
   [['decode', '--cookie', '2b000001000003ea', '--hex', '00'], /--cookie decodes a cookie alone/],
 ])('usage errors exit 2 at once, without opening anything: %j', async (args, message) => {

@@ -22,7 +22,9 @@ it('escapeControl writes every control character but tab as an escape, and leave
 
 function hostileEvent(): NetworkEvent {
   const data = icmpEcho({ src: '10.244.0.6', dst: '10.244.0.4', seq: 1 });
-  const [sample] = decodePsampleSamples(encodePsample({ group: 42, proto: 0x800, data, userCookie: Uint8Array.from(Buffer.from('0200000100000064', 'hex')) }));
+  const [sample] = decodePsampleSamples(
+    encodePsample({ group: 42, proto: 0x800, data, userCookie: Uint8Array.from(Buffer.from('0200000100000064', 'hex')) }),
+  );
   const event = { status: 'decoded', message: `Dropped by network policy ${HOSTILE}` } as unknown as OvnSampleEvent;
   return {
     timestampNs: 1_750_000_000_123_456_789n,
@@ -31,7 +33,16 @@ function hostileEvent(): NetworkEvent {
     packet: decodePacket(data, 0x800),
     src: { kind: 'pod', namespace: `shop${HOSTILE}`, name: 'client', network: 'default', port: 'shop_client' },
     verdict: 'drop',
-    chain: [{ verdict: 'drop', text: `Dropped by network policy ${HOSTILE}`, policy: `np:${HOSTILE}`, event, cookie: { obsDomainId: 0x02000001, obsPointId: 100 }, samples: 1 }],
+    chain: [
+      {
+        verdict: 'drop',
+        text: `Dropped by network policy ${HOSTILE}`,
+        policy: `np:${HOSTILE}`,
+        event,
+        cookie: { obsDomainId: 0x02000001, obsPointId: 100 },
+        samples: 1,
+      },
+    ],
     samples: [sample!],
   } as unknown as NetworkEvent;
 }
@@ -55,7 +66,16 @@ it("watch's observ lines: the decoder's sentence escaped, each line still one li
 });
 
 it("top's rows: policies, namespaces and pods escaped, one line each", () => {
-  const row = { verdict: 'drop', policy: `np:${HOSTILE}`, namespace: HOSTILE, src: `shop/${HOSTILE}`, dst: '10.244.0.4', packets: 3, rate: 1.5, lastSeenMs: 1_000 } as const;
+  const row = {
+    verdict: 'drop',
+    policy: `np:${HOSTILE}`,
+    namespace: HOSTILE,
+    src: `shop/${HOSTILE}`,
+    dst: '10.244.0.4',
+    packets: 3,
+    rate: 1.5,
+    lastSeenMs: 1_000,
+  } as const;
   const lines = topLines([row], 2_000);
   expect(lines).toHaveLength(2);
   expect(lines[1]).not.toMatch(/[\n\r\u0000\u001b\u007f]/);

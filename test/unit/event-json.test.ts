@@ -68,7 +68,14 @@ const decodedEvent: OvnSampleEvent = Object.freeze({
   action: 'drop',
   datapath: Object.freeze({ key: 3, switch: 'worker-1', network: 'default' }),
 }) as OvnSampleEvent;
-const pod: Endpoint = Object.freeze({ kind: 'pod', ip: '10.244.1.5', namespace: 'shop', name: 'backend "1"', network: 'default', port: 'shop_backend' });
+const pod: Endpoint = Object.freeze({
+  kind: 'pod',
+  ip: '10.244.1.5',
+  namespace: 'shop',
+  name: 'backend "1"',
+  network: 'default',
+  port: 'shop_backend',
+});
 const outside: Endpoint = Object.freeze({ kind: 'external', ip: '203.0.113.9' });
 
 const verdicts = ['allow', 'drop', 'pass', 'reject', 'unknown'] as const;
@@ -101,13 +108,32 @@ describe('JsonFormatter', () => {
         }),
         ({ frame, timestampNs, chain, src, dst, iface, oifindex, cookie, lazy }) => {
           const plain: PsampleMessage = {
-            command: 'sample', group: 10, groupSeq: 1, iifindex: 7, oifindex, origSize: 1500, rate: 1, probability: false,
-            timestampNs, proto: frame.proto, data: frame.bytes, userCookie: cookie,
+            command: 'sample',
+            group: 10,
+            groupSeq: 1,
+            iifindex: 7,
+            oifindex,
+            origSize: 1500,
+            rate: 1,
+            probability: false,
+            timestampNs,
+            proto: frame.proto,
+            data: frame.bytes,
+            userCookie: cookie,
           };
           const sample = lazy ? delivered(plain) : plain;
           const event: NetworkEvent = {
-            timestampNs, group: 10, iifindex: 7, oifindex, packet: decodePacket(frame.bytes, frame.proto), src, dst,
-            verdict: chain.at(-1)!.verdict, chain, datapath: decodedEvent.datapath, samples: [sample],
+            timestampNs,
+            group: 10,
+            iifindex: 7,
+            oifindex,
+            packet: decodePacket(frame.bytes, frame.proto),
+            src,
+            dst,
+            verdict: chain.at(-1)!.verdict,
+            chain,
+            datapath: decodedEvent.datapath,
+            samples: [sample],
           };
           // One formatter for many events: its per-second clock must not carry a second over.
           const formatter = new JsonFormatter(() => iface);

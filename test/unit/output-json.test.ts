@@ -108,7 +108,19 @@ describe('sampleJson', () => {
     ...vectors().flatMap((v) => decodePsample(v.bytes)),
     everyAttributeSample,
     { ...everyAttributeSample, userCookie: Uint8Array.of(0x2b, 0, 0, 3, 0, 0, 3, 0xf4), tunnel: undefined },
-    { command: 'new-group', group: 10, groupSeq: 0, iifindex: 0, origSize: 0, rate: 0, probability: false, timestampNs: 0n, proto: 0, data: new Uint8Array(0), groupRefcount: 1 },
+    {
+      command: 'new-group',
+      group: 10,
+      groupSeq: 0,
+      iifindex: 0,
+      origSize: 0,
+      rate: 0,
+      probability: false,
+      timestampNs: 0n,
+      proto: 0,
+      data: new Uint8Array(0),
+      groupRefcount: 1,
+    },
   ] as PsampleMessage[];
 
   it('writes what JSON.stringify wrote of the sample object, for captures, every attribute and group events', () => {
@@ -172,9 +184,12 @@ describe('sampleJson of samples that repeat a packet (one packet sampled at seve
 describe('SampleLines (JSON)', () => {
   const arbitraryEvent: fc.Arbitrary<OvnSampleEvent> = fc.oneof(
     fc.constant(event),
-    fc.record({ message: fc.string({ unit: 'binary' }), action: fc.string({ unit: 'grapheme' }) }).map(
-      ({ message, action }) => Object.freeze({ ...event, message, action, datapath: Object.freeze({ key: 7, switch: action }) }) as OvnSampleEvent,
-    ),
+    fc
+      .record({ message: fc.string({ unit: 'binary' }), action: fc.string({ unit: 'grapheme' }) })
+      .map(
+        ({ message, action }) =>
+          Object.freeze({ ...event, message, action, datapath: Object.freeze({ key: 7, switch: action }) }) as OvnSampleEvent,
+      ),
   );
   // As OvnSampleDecoder.decodeSample() answers: per OVS cookie, else per cookie length.
   const cookieKey = (sample: PsampleSample): string => {
@@ -208,10 +223,17 @@ describe('SampleLines (JSON)', () => {
     const plain = new SampleLines('json');
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(fc.oneof(arbitraryMessage, fc.constantFrom(everyAttributeSample, ...vectors().flatMap((v) => decodePsample(v.bytes)))), arbitraryEvent, fc.nat(2)), {
-          minLength: 1,
-          maxLength: 8,
-        }),
+        fc.array(
+          fc.tuple(
+            fc.oneof(arbitraryMessage, fc.constantFrom(everyAttributeSample, ...vectors().flatMap((v) => decodePsample(v.bytes)))),
+            arbitraryEvent,
+            fc.nat(2),
+          ),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
         (drawn) => {
           // Each message repeated 1-3 times in a row, as OVN samples one packet at several stages.
           const batch = batchOf(drawn.flatMap(([message, , times]) => Array<PsampleMessage>(times + 1).fill(message)));
@@ -240,12 +262,22 @@ describe('SampleLines (JSON)', () => {
     const batch = batchOf([{ group: 1 }, { command: 'new-group', group: 1 }, { group: 2 }, { group: 3 }]);
     const { bytes, lines: written } = new SampleLines('json').write(batch, 2);
     expect(written).toBe(2);
-    expect(bytes.toString().split('\n').map((line) => (line === '' ? undefined : (JSON.parse(line) as { group: number }).group))).toEqual([1, 2, undefined]);
+    expect(
+      bytes
+        .toString()
+        .split('\n')
+        .map((line) => (line === '' ? undefined : (JSON.parse(line) as { group: number }).group)),
+    ).toEqual([1, 2, undefined]);
   });
 
   it('decodes each cookie once while the decoder keeps its answer, again after a change, and per batch when it does not keep it', () => {
     const cookie = Uint8Array.of(0x2b, 0, 0, 3, 0, 0, 3, 0xf4);
-    const batch = batchOf([{ group: 1, userCookie: cookie }, { group: 2, userCookie: cookie }, { group: 3 }, { group: 4, userCookie: Uint8Array.of(1) }]);
+    const batch = batchOf([
+      { group: 1, userCookie: cookie },
+      { group: 2, userCookie: cookie },
+      { group: 3 },
+      { group: 4, userCookie: Uint8Array.of(1) },
+    ]);
     const kept = source(() => event);
     const keeping = new SampleLines('json', kept);
     keeping.write(batch);
@@ -272,7 +304,10 @@ describe('SampleLines (JSON)', () => {
     const taken: { bytes: Buffer; copy: Buffer }[] = [];
     for (let round = 0; round < 40; round++) {
       const batch = batchOf(Array<PsampleMessage>((round % 5) + 1).fill(everyAttributeSample));
-      const writer = new SampleLines('json', source(() => (round % 2 === 0 ? big : event)));
+      const writer = new SampleLines(
+        'json',
+        source(() => (round % 2 === 0 ? big : event)),
+      );
       const bytes = writer.write(batch).bytes;
       taken.push({ bytes, copy: Buffer.from(bytes) });
     }

@@ -151,7 +151,11 @@ function optionsHeader(nextHeader: number, options: Uint8Array): Uint8Array {
   const total = Math.ceil(unpadded / 8) * 8;
   const padding = total - unpadded;
   const pad =
-    padding === 0 ? new Uint8Array() : padding === 1 ? Uint8Array.of(0) : concat(Uint8Array.of(1, padding - 2), new Uint8Array(padding - 2));
+    padding === 0
+      ? new Uint8Array()
+      : padding === 1
+        ? Uint8Array.of(0)
+        : concat(Uint8Array.of(1, padding - 2), new Uint8Array(padding - 2));
   return concat(Uint8Array.of(nextHeader, total / 8 - 1), options, pad);
 }
 
@@ -238,20 +242,42 @@ function padTo60(bytes: Uint8Array): Uint8Array {
 const syn: TcpSpec = { srcPort: 34567, dstPort: 80, seq: 0x12345678, ack: 0, flags: 0x02, window: 64240, options: MSS_OPTION };
 
 export const craftedFrames: readonly TestFrame[] = [
-  frame('ipv4-tcp-syn', ETH_IPV4, ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 6, dontFragment: true, tos: 0xb9 }, tcp(syn))), 14 + 20 + 24),
+  frame(
+    'ipv4-tcp-syn',
+    ETH_IPV4,
+    ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 6, dontFragment: true, tos: 0xb9 }, tcp(syn))),
+    14 + 20 + 24,
+  ),
   frame(
     'ipv4-tcp-all-flags',
     ETH_IPV4,
-    ethernet(ETH_IPV4, ipv4({ src: SERVICE, dst: POD_A, protocol: 6, ttl: 1 }, tcp({ srcPort: 80, dstPort: 34567, seq: 0xfffffffe, ack: 0x80000001, flags: 0xff, window: 0 }, filler(10)))),
+    ethernet(
+      ETH_IPV4,
+      ipv4(
+        { src: SERVICE, dst: POD_A, protocol: 6, ttl: 1 },
+        tcp({ srcPort: 80, dstPort: 34567, seq: 0xfffffffe, ack: 0x80000001, flags: 0xff, window: 0 }, filler(10)),
+      ),
+    ),
     14 + 20 + 20,
   ),
   frame(
     'ipv4-tcp-ack-payload',
     ETH_IPV4,
-    ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 6 }, tcp({ srcPort: 34567, dstPort: 80, seq: 1, ack: 1, flags: 0x18, window: 502 }, filler(40)))),
+    ethernet(
+      ETH_IPV4,
+      ipv4(
+        { src: POD_A, dst: SERVICE, protocol: 6 },
+        tcp({ srcPort: 34567, dstPort: 80, seq: 1, ack: 1, flags: 0x18, window: 502 }, filler(40)),
+      ),
+    ),
     14 + 20 + 20,
   ),
-  frame('ipv4-udp-dns', ETH_IPV4, ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 17 }, udp(53000, 53, filler(12)))), 14 + 20 + 8),
+  frame(
+    'ipv4-udp-dns',
+    ETH_IPV4,
+    ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 17 }, udp(53000, 53, filler(12)))),
+    14 + 20 + 8,
+  ),
   frame(
     'ipv4-udp-padded',
     ETH_IPV4,
@@ -259,15 +285,39 @@ export const craftedFrames: readonly TestFrame[] = [
     14 + 20 + 8,
     14 + 20 + 8 + 4,
   ),
-  frame('ipv4-sctp', ETH_IPV4, ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 132 }, sctp(3868, 3868, 0xdeadbeef, Uint8Array.of(11, 0, 0, 4)))), 14 + 20 + 12),
-  frame('ipv4-icmp-echo-reply', ETH_IPV4, ethernet(ETH_IPV4, ipv4({ src: SERVICE, dst: POD_A, protocol: 1 }, icmp(0, 0, concat(u16(7), u16(9)), filler(16)))), 14 + 20 + 8),
+  frame(
+    'ipv4-sctp',
+    ETH_IPV4,
+    ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 132 }, sctp(3868, 3868, 0xdeadbeef, Uint8Array.of(11, 0, 0, 4)))),
+    14 + 20 + 12,
+  ),
+  frame(
+    'ipv4-icmp-echo-reply',
+    ETH_IPV4,
+    ethernet(ETH_IPV4, ipv4({ src: SERVICE, dst: POD_A, protocol: 1 }, icmp(0, 0, concat(u16(7), u16(9)), filler(16)))),
+    14 + 20 + 8,
+  ),
   frame(
     'ipv4-icmp-port-unreachable',
     ETH_IPV4,
-    ethernet(ETH_IPV4, ipv4({ src: SERVICE, dst: POD_A, protocol: 1, tos: 0xc0 }, icmp(3, 3, u32(0), ipv4({ src: POD_A, dst: SERVICE, protocol: 17 }, udp(53000, 53, new Uint8Array()))))),
+    ethernet(
+      ETH_IPV4,
+      ipv4(
+        { src: SERVICE, dst: POD_A, protocol: 1, tos: 0xc0 },
+        icmp(3, 3, u32(0), ipv4({ src: POD_A, dst: SERVICE, protocol: 17 }, udp(53000, 53, new Uint8Array()))),
+      ),
+    ),
     14 + 20 + 8,
   ),
-  frame('ipv4-options-udp', ETH_IPV4, ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: '224.0.0.22', protocol: 17, options: Uint8Array.of(0x94, 4, 0, 0) }, udp(5000, 5001, filler(8)))), 14 + 24 + 8),
+  frame(
+    'ipv4-options-udp',
+    ETH_IPV4,
+    ethernet(
+      ETH_IPV4,
+      ipv4({ src: POD_A, dst: '224.0.0.22', protocol: 17, options: Uint8Array.of(0x94, 4, 0, 0) }, udp(5000, 5001, filler(8))),
+    ),
+    14 + 24 + 8,
+  ),
   frame(
     'ipv4-fragment-first',
     ETH_IPV4,
@@ -280,8 +330,19 @@ export const craftedFrames: readonly TestFrame[] = [
     ethernet(ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 17, fragmentOffset: 1480, id: 0xabcd }, filler(32))),
     14 + 20,
   ),
-  frame('ipv4-gre', ETH_IPV4, ethernet(ETH_IPV4, ipv4({ src: '192.168.1.1', dst: '192.168.1.2', protocol: 47 }, concat(u16(0), u16(0x0800), filler(20)))), 14 + 20),
-  frame('arp-reply', ETH_ARP, padTo60(ethernet(ETH_ARP, arp(2, '0a:58:0a:f4:00:01', '10.244.0.1', '0a:58:0a:f4:00:05', POD_A))), 14 + 28, 14 + 28),
+  frame(
+    'ipv4-gre',
+    ETH_IPV4,
+    ethernet(ETH_IPV4, ipv4({ src: '192.168.1.1', dst: '192.168.1.2', protocol: 47 }, concat(u16(0), u16(0x0800), filler(20)))),
+    14 + 20,
+  ),
+  frame(
+    'arp-reply',
+    ETH_ARP,
+    padTo60(ethernet(ETH_ARP, arp(2, '0a:58:0a:f4:00:01', '10.244.0.1', '0a:58:0a:f4:00:05', POD_A))),
+    14 + 28,
+    14 + 28,
+  ),
   frame(
     'vlan-ipv4-tcp',
     0x8100,
@@ -300,25 +361,49 @@ export const craftedFrames: readonly TestFrame[] = [
   frame(
     'ipv6-tcp',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: POD6_A, dst: POD6_B, nextHeader: 6, trafficClass: 0xb8, flowLabel: 0x12345 }, tcp({ ...syn, flags: 0x12, ack: 0x01020304 }))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: POD6_A, dst: POD6_B, nextHeader: 6, trafficClass: 0xb8, flowLabel: 0x12345 },
+        tcp({ ...syn, flags: 0x12, ack: 0x01020304 }),
+      ),
+    ),
     14 + 40 + 24,
   ),
   frame(
     'ipv6-hop-by-hop-mld',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: LINK_LOCAL_A, dst: 'ff02:0000:0000:0000:0000:0000:0000:0016', nextHeader: 0, hopLimit: 1 }, concat(optionsHeader(58, ROUTER_ALERT_V6), icmp(143, 0, u32(1), concat(Uint8Array.of(4, 0), u16(0), ip6('ff02:0000:0000:0000:0000:0001:ff00:0005')))))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: LINK_LOCAL_A, dst: 'ff02:0000:0000:0000:0000:0000:0000:0016', nextHeader: 0, hopLimit: 1 },
+        concat(
+          optionsHeader(58, ROUTER_ALERT_V6),
+          icmp(143, 0, u32(1), concat(Uint8Array.of(4, 0), u16(0), ip6('ff02:0000:0000:0000:0000:0001:ff00:0005'))),
+        ),
+      ),
+    ),
     14 + 40 + 8 + 8,
   ),
   frame(
     'ipv6-routing-udp',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: POD6_A, dst: POD6_B, nextHeader: 43 }, concat(routingHeader(17, '2001:0db8:0000:0000:0001:0000:0000:0001'), udp(1000, 2000, filler(8))))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: POD6_A, dst: POD6_B, nextHeader: 43 },
+        concat(routingHeader(17, '2001:0db8:0000:0000:0001:0000:0000:0001'), udp(1000, 2000, filler(8))),
+      ),
+    ),
     14 + 40 + 24 + 8,
   ),
   frame(
     'ipv6-fragment-first-udp',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: POD6_A, dst: POD6_B, nextHeader: 44 }, concat(fragmentHeader(17, 0, true, 0xcafe0001), udp(53000, 53, filler(32))))),
+    ethernet(
+      ETH_IPV6,
+      ipv6({ src: POD6_A, dst: POD6_B, nextHeader: 44 }, concat(fragmentHeader(17, 0, true, 0xcafe0001), udp(53000, 53, filler(32)))),
+    ),
     14 + 40 + 8 + 8,
   ),
   frame(
@@ -330,50 +415,99 @@ export const craftedFrames: readonly TestFrame[] = [
   frame(
     'ipv6-destination-options-tcp',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: POD6_A, dst: POD6_B, nextHeader: 60 }, concat(optionsHeader(6, new Uint8Array()), tcp({ srcPort: 443, dstPort: 50000, seq: 5, ack: 6, flags: 0x11, window: 1000 })))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: POD6_A, dst: POD6_B, nextHeader: 60 },
+        concat(optionsHeader(6, new Uint8Array()), tcp({ srcPort: 443, dstPort: 50000, seq: 5, ack: 6, flags: 0x11, window: 1000 })),
+      ),
+    ),
     14 + 40 + 8 + 20,
   ),
   frame(
     'ipv6-ah-tcp',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: POD6_A, dst: POD6_B, nextHeader: 51 }, concat(authenticationHeader(6), tcp({ srcPort: 22, dstPort: 60000, seq: 9, ack: 10, flags: 0x04, window: 0 })))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: POD6_A, dst: POD6_B, nextHeader: 51 },
+        concat(authenticationHeader(6), tcp({ srcPort: 22, dstPort: 60000, seq: 9, ack: 10, flags: 0x04, window: 0 })),
+      ),
+    ),
     14 + 40 + 24 + 20,
   ),
   frame(
     'ipv6-extension-chain-udp',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: '2001:0db8:0000:0000:0001:0000:0000:0001', dst: '2001:0db8:0000:0001:0001:0001:0001:0001', nextHeader: 0 }, concat(optionsHeader(60, ROUTER_ALERT_V6), optionsHeader(43, Uint8Array.of(1, 8, 0, 0, 0, 0, 0, 0, 0, 0)), routingHeader(17, POD6_B), udp(7000, 7001, filler(4))))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: '2001:0db8:0000:0000:0001:0000:0000:0001', dst: '2001:0db8:0000:0001:0001:0001:0001:0001', nextHeader: 0 },
+        concat(
+          optionsHeader(60, ROUTER_ALERT_V6),
+          optionsHeader(43, Uint8Array.of(1, 8, 0, 0, 0, 0, 0, 0, 0, 0)),
+          routingHeader(17, POD6_B),
+          udp(7000, 7001, filler(4)),
+        ),
+      ),
+    ),
     14 + 40 + 8 + 16 + 24 + 8,
   ),
   frame(
     'ipv6-neighbor-solicitation',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: LINK_LOCAL_A, dst: 'ff02:0000:0000:0000:0000:0001:fff4:000c', nextHeader: 58, hopLimit: 255 }, icmp(135, 0, u32(0), concat(ip6(LINK_LOCAL_B), Uint8Array.of(1, 1), mac('0a:58:0a:f4:00:05'))))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: LINK_LOCAL_A, dst: 'ff02:0000:0000:0000:0000:0001:fff4:000c', nextHeader: 58, hopLimit: 255 },
+        icmp(135, 0, u32(0), concat(ip6(LINK_LOCAL_B), Uint8Array.of(1, 1), mac('0a:58:0a:f4:00:05'))),
+      ),
+    ),
     14 + 40 + 24,
   ),
   frame(
     'ipv6-neighbor-advertisement',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: LINK_LOCAL_B, dst: LINK_LOCAL_A, nextHeader: 58, hopLimit: 255 }, icmp(136, 0, u32(0x60000000), ip6(LINK_LOCAL_B)))),
+    ethernet(
+      ETH_IPV6,
+      ipv6({ src: LINK_LOCAL_B, dst: LINK_LOCAL_A, nextHeader: 58, hopLimit: 255 }, icmp(136, 0, u32(0x60000000), ip6(LINK_LOCAL_B))),
+    ),
     14 + 40 + 24,
   ),
   frame(
     'ipv6-redirect',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: LINK_LOCAL_B, dst: LINK_LOCAL_A, nextHeader: 58, hopLimit: 255 }, icmp(137, 0, u32(0), concat(ip6(LINK_LOCAL_B), ip6(POD6_B))))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: LINK_LOCAL_B, dst: LINK_LOCAL_A, nextHeader: 58, hopLimit: 255 },
+        icmp(137, 0, u32(0), concat(ip6(LINK_LOCAL_B), ip6(POD6_B))),
+      ),
+    ),
     14 + 40 + 24,
   ),
   frame(
     'ipv6-echo-request',
     ETH_IPV6,
-    ethernet(ETH_IPV6, ipv6({ src: POD6_A, dst: '0000:0000:0000:0000:0000:ffff:0a60:000a', nextHeader: 58 }, icmp(128, 0, concat(u16(0x1234), u16(1)), filler(56)))),
+    ethernet(
+      ETH_IPV6,
+      ipv6(
+        { src: POD6_A, dst: '0000:0000:0000:0000:0000:ffff:0a60:000a', nextHeader: 58 },
+        icmp(128, 0, concat(u16(0x1234), u16(1)), filler(56)),
+      ),
+    ),
     14 + 40 + 8,
   ),
   frame('lldp', 0x88cc, padTo60(ethernet(0x88cc, concat(Uint8Array.of(2, 7, 4), mac('0a:58:0a:f4:00:05'), Uint8Array.of(0, 0)))), 14, 14),
   rawFrame('raw-ipv4-tcp', ETH_IPV4, ipv4({ src: POD_A, dst: SERVICE, protocol: 6 }, tcp(syn)), 20 + 24),
   rawFrame('raw-ipv6-udp', ETH_IPV6, ipv6({ src: POD6_A, dst: POD6_B, nextHeader: 17 }, udp(51820, 51820, filler(32))), 40 + 8),
   // Source 8.0.1.2 puts 0x0800, the IPv4 ethertype, where an Ethernet header has its ethertype.
-  rawFrame('raw-ipv4-ethertype-lookalike', ETH_IPV4, ipv4({ src: '8.0.1.2', dst: SERVICE, protocol: 17 }, udp(1234, 53, filler(8))), 20 + 8),
+  rawFrame(
+    'raw-ipv4-ethertype-lookalike',
+    ETH_IPV4,
+    ipv4({ src: '8.0.1.2', dst: SERVICE, protocol: 17 }, udp(1234, 53, filler(8))),
+    20 + 8,
+  ),
   // Source 129.0.1.2 puts 0x8100, the 802.1Q TPID, there.
   rawFrame('raw-ipv4-vlan-lookalike', ETH_IPV4, ipv4({ src: '129.0.1.2', dst: SERVICE, protocol: 6 }, tcp(syn)), 20 + 24),
 ];
@@ -391,7 +525,7 @@ function psampleFrame(name: string): Omit<TestFrame, 'headerBytes' | 'packetByte
   const message = Buffer.from(readFileSync(join(psampleFixtureDir(), `${name}.hex`), 'utf8').trim(), 'hex');
   let data: Uint8Array | undefined;
   let proto: number | undefined;
-  for (let offset = NLMSG_AND_GENL_HEADER_BYTES; offset + 4 <= message.length; ) {
+  for (let offset = NLMSG_AND_GENL_HEADER_BYTES; offset + 4 <= message.length;) {
     const length = message.readUInt16LE(offset);
     const type = message.readUInt16LE(offset + 2) & 0x3fff;
     if (length < 4) throw new Error(`${name}.hex: attribute length ${length} at ${offset}`);

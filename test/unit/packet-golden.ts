@@ -31,7 +31,13 @@ function patched(bytes: Uint8Array, offset: number, value: number, wide = value 
 }
 
 function arpBody(hardwareType: number, protocolType: number, hlen: number, plen: number, op: number): Uint8Array {
-  return concat(u16(hardwareType), u16(protocolType), Uint8Array.of(hlen, plen), u16(op), hex('0a580af400010af40001 0a580af40005 0af40005'));
+  return concat(
+    u16(hardwareType),
+    u16(protocolType),
+    Uint8Array.of(hlen, plen),
+    u16(op),
+    hex('0a580af400010af40001 0a580af40005 0af40005'),
+  );
 }
 
 const v4 = (protocol: number, payload: Uint8Array, extra: Partial<Parameters<typeof ipv4>[0]> = {}): Uint8Array =>
@@ -54,7 +60,13 @@ function handMade(): GoldenInput[] {
     ['arp-ipv6-protocol', ETH_ARP, ethernet(ETH_ARP, arpBody(1, ETH_IPV6, 6, 4, 1))],
     ['arp-hlen-8', ETH_ARP, ethernet(ETH_ARP, arpBody(1, ETH_IPV4, 8, 4, 1))],
     ['arp-plen-16', ETH_ARP, ethernet(ETH_ARP, arpBody(1, ETH_IPV4, 6, 16, 1))],
-    ['vlan-9100', 0x9100, ethernet(ETH_IPV4, ipv4({ src: A, dst: B, protocol: 17 }, udp(1, 2, new Uint8Array())), [{ tpid: 0x9100, pcp: 7, dei: true, vid: 0 }])],
+    [
+      'vlan-9100',
+      0x9100,
+      ethernet(ETH_IPV4, ipv4({ src: A, dst: B, protocol: 17 }, udp(1, 2, new Uint8Array())), [
+        { tpid: 0x9100, pcp: 7, dei: true, vid: 0 },
+      ]),
+    ],
     [
       'vlan-three-tags-arp',
       0x88a8,
@@ -70,7 +82,11 @@ function handMade(): GoldenInput[] {
     ['ipv4-version-0', ETH_IPV4, patched(v4(6, syn), 14, 0x05)],
     ['ipv4-ihl-0', ETH_IPV4, patched(v4(6, syn), 14, 0x40)],
     ['ipv4-ihl-15-short', ETH_IPV4, patched(v4(6, syn), 14, 0x4f)],
-    ['ipv4-total-length-in-header', ETH_IPV4, patched(v4(17, udp(1, 2, new Uint8Array()), { options: Uint8Array.of(1, 1, 1, 0) }), 16, 22, true)],
+    [
+      'ipv4-total-length-in-header',
+      ETH_IPV4,
+      patched(v4(17, udp(1, 2, new Uint8Array()), { options: Uint8Array.of(1, 1, 1, 0) }), 16, 22, true),
+    ],
     ['ipv4-total-length-0', ETH_IPV4, patched(v4(6, syn), 16, 0, true)],
     ['ipv4-total-length-past-data', ETH_IPV4, patched(v4(6, syn), 16, 1500, true)],
     ['ipv4-total-length-in-udp', ETH_IPV4, patched(v4(17, udp(1, 2, new Uint8Array(8))), 16, 24, true)],
@@ -98,9 +114,20 @@ function handMade(): GoldenInput[] {
     ['ipv6-protocol-none', ETH_IPV6, v6(59, new Uint8Array(8))],
     ['ipv6-extension-then-none', ETH_IPV6, v6(0, concat(ext(59, 0, 8), new Uint8Array(4)))],
     ['ipv6-extension-then-unknown', ETH_IPV6, v6(60, concat(ext(47, 0, 8), new Uint8Array(4)))],
-    ['ipv6-fragment-then-routing', ETH_IPV6, v6(44, concat(Uint8Array.of(43, 0), u16(0), hex('00000001'), ext(17, 0, 8), udp(1, 2, new Uint8Array())))],
+    [
+      'ipv6-fragment-then-routing',
+      ETH_IPV6,
+      v6(44, concat(Uint8Array.of(43, 0), u16(0), hex('00000001'), ext(17, 0, 8), udp(1, 2, new Uint8Array()))),
+    ],
     ['ipv6-later-fragment-before-routing', ETH_IPV6, v6(44, concat(Uint8Array.of(43, 0), u16(8 | 1), hex('ffffffff'), ext(17, 0, 8)))],
-    ['ipv6-two-fragments', ETH_IPV6, v6(44, concat(Uint8Array.of(44, 0), u16(1), hex('00000001'), Uint8Array.of(17, 0), u16(0), hex('00000002'), udp(1, 2, new Uint8Array())))],
+    [
+      'ipv6-two-fragments',
+      ETH_IPV6,
+      v6(
+        44,
+        concat(Uint8Array.of(44, 0), u16(1), hex('00000001'), Uint8Array.of(17, 0), u16(0), hex('00000002'), udp(1, 2, new Uint8Array())),
+      ),
+    ],
     ['ipv6-flow-label-max', ETH_IPV6, patched(patched(v6(17, udp(1, 2, new Uint8Array())), 14, 0x6f), 15, 0xff)],
     ['raw-ipv4-short', ETH_IPV4, ipv4({ src: A, dst: B, protocol: 6 }, new Uint8Array()).subarray(0, 10)],
     ['raw-ipv6-short', ETH_IPV6, Uint8Array.of(0x60, 0, 0, 0, 0, 8, 17, 64, 0, 0, 0, 0, 0)],
@@ -108,16 +135,42 @@ function handMade(): GoldenInput[] {
     ['raw-ipv4-vlan-tpid-to-end', ETH_IPV4, ipv4({ src: '129.0.1.2', dst: B, protocol: 17 }, new Uint8Array()).subarray(0, 16)],
     ['raw-ipv4-ethertype-to-end', ETH_IPV4, ipv4({ src: '8.0.1.2', dst: B, protocol: 17 }, new Uint8Array()).subarray(0, 14)],
     ['raw-ipv4-ethertype-then-v4', ETH_IPV4, ipv4({ src: '8.0.1.2', dst: '69.0.0.1', protocol: 17 }, udp(1, 2, new Uint8Array()))],
-    ['raw-ipv6-looks-ethernet', ETH_IPV6, ipv6({ src: '0000:0000:86dd:6000:0000:0000:0000:0001', dst: B6, nextHeader: 17 }, udp(1, 2, new Uint8Array()))],
+    [
+      'raw-ipv6-looks-ethernet',
+      ETH_IPV6,
+      ipv6({ src: '0000:0000:86dd:6000:0000:0000:0000:0001', dst: B6, nextHeader: 17 }, udp(1, 2, new Uint8Array())),
+    ],
     ['raw-ipv4-proto-ipv6', ETH_IPV6, ipv4({ src: A, dst: B, protocol: 6 }, syn)],
   ];
-  for (const [type, code] of [[0, 0], [3, 1], [4, 0], [5, 1], [8, 0], [9, 0], [10, 0], [11, 1], [12, 0], [13, 0], [14, 0], [15, 0], [42, 7]] as const) {
+  for (const [type, code] of [
+    [0, 0],
+    [3, 1],
+    [4, 0],
+    [5, 1],
+    [8, 0],
+    [9, 0],
+    [10, 0],
+    [11, 1],
+    [12, 0],
+    [13, 0],
+    [14, 0],
+    [15, 0],
+    [42, 7],
+  ] as const) {
     made.push([`icmp-type-${type}`, ETH_IPV4, v4(1, icmp(type, code, concat(u16(0xbeef), u16(0xffff))))]);
   }
   for (const type of [1, 2, 3, 4, 5, 127, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 143, 255]) {
-    made.push([`icmpv6-type-${type}`, ETH_IPV6, v6(58, icmp(type, 3, concat(u16(0xbeef), u16(7)), hex('20010db8000000000000000000000001')))]);
+    made.push([
+      `icmpv6-type-${type}`,
+      ETH_IPV6,
+      v6(58, icmp(type, 3, concat(u16(0xbeef), u16(7)), hex('20010db8000000000000000000000001'))),
+    ]);
   }
-  made.push(['icmpv6-ns-target-declared-short', ETH_IPV6, patched(v6(58, icmp(135, 0, new Uint8Array(4), new Uint8Array(16))), 18, 12, true)]);
+  made.push([
+    'icmpv6-ns-target-declared-short',
+    ETH_IPV6,
+    patched(v6(58, icmp(135, 0, new Uint8Array(4), new Uint8Array(16))), 18, 12, true),
+  ]);
   made.push(['icmpv6-in-ipv4', ETH_IPV4, v4(58, icmp(135, 0, new Uint8Array(4), new Uint8Array(16)))]);
   made.push(['icmp-in-ipv6', ETH_IPV6, v6(1, icmp(8, 0, concat(u16(1), u16(2))))]);
   return made.map(([name, proto, bytes]) => ({ name, proto, bytes }));
@@ -146,7 +199,8 @@ export function goldenInputs(): GoldenInput[] {
   ];
   const inputs: GoldenInput[] = [...bases];
   for (const base of bases) {
-    for (let cut = 0; cut < base.bytes.length; cut++) inputs.push({ name: `${base.name}/cut:${cut}`, proto: base.proto, bytes: base.bytes.slice(0, cut) });
+    for (let cut = 0; cut < base.bytes.length; cut++)
+      inputs.push({ name: `${base.name}/cut:${cut}`, proto: base.proto, bytes: base.bytes.slice(0, cut) });
     for (const proto of PROTOS) {
       if (proto !== base.proto) inputs.push({ name: `${base.name}/proto:${proto}`, proto, bytes: base.bytes });
     }
@@ -158,7 +212,7 @@ export function goldenInputs(): GoldenInput[] {
     // Header bytes first: a flip there changes what the decoder does, one in a payload seldom does.
     for (let flip = next() % 4; flip >= 0 && bytes.length > 0; flip--) {
       const at = next() % Math.min(bytes.length, next() % 2 === 0 ? 80 : bytes.length);
-      bytes[at] = next() % 3 === 0 ? bytes[at]! ^ (1 << next() % 8) : next() & 0xff;
+      bytes[at] = next() % 3 === 0 ? bytes[at]! ^ (1 << (next() % 8)) : next() & 0xff;
     }
     const proto = next() % 4 === 0 ? PROTOS[next() % PROTOS.length]! : base.proto;
     inputs.push({ name: `mutation:${i}`, proto, bytes });

@@ -33,7 +33,9 @@ function readGolden(): GoldenLine[] {
 const render = (bytes: Uint8Array, proto: number): string => addon.packetJson(bytes, proto);
 
 if (process.env.PACKET_JSON_GOLDEN === 'write') {
-  const lines = goldenInputs().map(({ name, proto, bytes }) => `${name}\t${proto}\t${Buffer.from(bytes).toString('hex')}\t${render(bytes, proto)}\n`);
+  const lines = goldenInputs().map(
+    ({ name, proto, bytes }) => `${name}\t${proto}\t${Buffer.from(bytes).toString('hex')}\t${render(bytes, proto)}\n`,
+  );
   writeFileSync(GOLDEN, gzipSync(lines.join(''), { level: 9 }));
 }
 

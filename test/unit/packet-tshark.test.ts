@@ -13,10 +13,33 @@ import { capturedFrames, craftedFrames, type TestFrame } from './packet-frames.j
 const LINKTYPE_ETHERNET = 1;
 const LINKTYPE_RAW = 101;
 const TCP_FLAG_BITS: Readonly<Record<TcpFlag, number>> = { FIN: 1, SYN: 2, RST: 4, PSH: 8, ACK: 16, URG: 32, ECE: 64, CWR: 128 };
-const EXTENSION_LAYERS = { 'hop-by-hop': 'ipv6.hopopts', routing: 'ipv6.routing', fragment: 'ipv6.fraghdr', 'destination-options': 'ipv6.dstopts', authentication: 'ah' } as const;
-const TARGET_FIELDS: Readonly<Record<number, string>> = { 135: 'icmpv6.nd.ns.target_address', 136: 'icmpv6.nd.na.target_address', 137: 'icmpv6.nd.rd.target_address' };
+const EXTENSION_LAYERS = {
+  'hop-by-hop': 'ipv6.hopopts',
+  routing: 'ipv6.routing',
+  fragment: 'ipv6.fraghdr',
+  'destination-options': 'ipv6.dstopts',
+  authentication: 'ah',
+} as const;
+const TARGET_FIELDS: Readonly<Record<number, string>> = {
+  135: 'icmpv6.nd.ns.target_address',
+  136: 'icmpv6.nd.na.target_address',
+  137: 'icmpv6.nd.rd.target_address',
+};
 /** Layers the decoder reads: tshark finding one where the decoder stopped would be a miss. */
-const DECODABLE_LAYERS = new Set(['eth', 'vlan', 'ieee8021ad', 'arp', 'ip', 'ipv6', 'tcp', 'udp', 'sctp', 'icmp', 'icmpv6', ...Object.values(EXTENSION_LAYERS)]);
+const DECODABLE_LAYERS = new Set([
+  'eth',
+  'vlan',
+  'ieee8021ad',
+  'arp',
+  'ip',
+  'ipv6',
+  'tcp',
+  'udp',
+  'sctp',
+  'icmp',
+  'icmpv6',
+  ...Object.values(EXTENSION_LAYERS),
+]);
 
 function pcap(linkType: number, frames: readonly TestFrame[]): Buffer {
   const header = Buffer.alloc(24);
@@ -62,11 +85,15 @@ interface Dissection {
 function dissect(directory: string, linkType: number, frames: readonly TestFrame[]): Dissection[] {
   const file = join(directory, `frames-${linkType}.pcap`);
   writeFileSync(file, pcap(linkType, frames));
-  const json = execFileSync('tshark', ['-r', file, '-T', 'json', '--no-duplicate-keys', '-o', 'ip.defragment:FALSE', '-o', 'ipv6.defragment:FALSE'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'ignore'],
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const json = execFileSync(
+    'tshark',
+    ['-r', file, '-T', 'json', '--no-duplicate-keys', '-o', 'ip.defragment:FALSE', '-o', 'ipv6.defragment:FALSE'],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   const packets = JSON.parse(json) as Array<{ _source: { layers: Record<string, unknown> } }>;
   return packets.map((packet) => {
     const fields = collectFields(packet._source.layers, new Map());
@@ -144,15 +171,29 @@ function expectedFromDecoder(packet: DecodedPacket): { fields: Array<[string, st
         ['tcp.seq_raw', String(transport.seq)],
         ['tcp.ack_raw', String(transport.ack)],
         ['tcp.hdr_len', String(transport.dataOffset * 4)],
-        ['tcp.flags', hex(transport.flags.reduce((bits, flag) => bits | TCP_FLAG_BITS[flag], 0), 4)],
+        [
+          'tcp.flags',
+          hex(
+            transport.flags.reduce((bits, flag) => bits | TCP_FLAG_BITS[flag], 0),
+            4,
+          ),
+        ],
         ['tcp.window_size_value', String(transport.window)],
       );
       break;
     case 'udp':
-      fields.push(['udp.srcport', String(transport.srcPort)], ['udp.dstport', String(transport.dstPort)], ['udp.length', String(transport.length)]);
+      fields.push(
+        ['udp.srcport', String(transport.srcPort)],
+        ['udp.dstport', String(transport.dstPort)],
+        ['udp.length', String(transport.length)],
+      );
       break;
     case 'sctp':
-      fields.push(['sctp.srcport', String(transport.srcPort)], ['sctp.dstport', String(transport.dstPort)], ['sctp.verification_tag', hex(transport.verificationTag, 8)]);
+      fields.push(
+        ['sctp.srcport', String(transport.srcPort)],
+        ['sctp.dstport', String(transport.dstPort)],
+        ['sctp.verification_tag', hex(transport.verificationTag, 8)],
+      );
       break;
     case 'icmp':
       fields.push(['icmp.type', String(transport.type)], ['icmp.code', String(transport.code)]);
@@ -160,8 +201,10 @@ function expectedFromDecoder(packet: DecodedPacket): { fields: Array<[string, st
       break;
     case 'icmpv6':
       fields.push(['icmpv6.type', String(transport.type)], ['icmpv6.code', String(transport.code)]);
-      if (transport.id !== undefined) fields.push(['icmpv6.echo.identifier', hex(transport.id, 4)], ['icmpv6.echo.sequence_number', String(transport.seq)]);
-      if (transport.target !== undefined) fields.push([TARGET_FIELDS[transport.type] ?? 'icmpv6 target of an unexpected type', transport.target]);
+      if (transport.id !== undefined)
+        fields.push(['icmpv6.echo.identifier', hex(transport.id, 4)], ['icmpv6.echo.sequence_number', String(transport.seq)]);
+      if (transport.target !== undefined)
+        fields.push([TARGET_FIELDS[transport.type] ?? 'icmpv6 target of an unexpected type', transport.target]);
       break;
     case 'ports':
     case undefined:

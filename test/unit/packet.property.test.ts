@@ -91,7 +91,10 @@ function ipv6Text(groups: number[]): string {
   }
   return new URL(`http://[${ipv6Full(groups)}]/`).hostname.slice(1, -1);
 }
-const macText = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex').replace(/(..)(?!$)/g, '$1:');
+const macText = (bytes: Uint8Array): string =>
+  Buffer.from(bytes)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1:');
 
 interface Built {
   bytes: Uint8Array;
@@ -115,8 +118,21 @@ function build(spec: FrameSpec): Built {
   const n = spec.network;
   const packet =
     n.version === 4
-      ? ipv4({ src: ipv4Text(n.src), dst: ipv4Text(n.dst), protocol, ttl: n.ttl, id: n.id, tos: n.tos, dontFragment: n.dontFragment }, segment)
-      : ipv6({ src: ipv6Full(n.src), dst: ipv6Full(n.dst), nextHeader: protocol, hopLimit: n.hopLimit, trafficClass: n.trafficClass, flowLabel: n.flowLabel }, segment);
+      ? ipv4(
+          { src: ipv4Text(n.src), dst: ipv4Text(n.dst), protocol, ttl: n.ttl, id: n.id, tos: n.tos, dontFragment: n.dontFragment },
+          segment,
+        )
+      : ipv6(
+          {
+            src: ipv6Full(n.src),
+            dst: ipv6Full(n.dst),
+            nextHeader: protocol,
+            hopLimit: n.hopLimit,
+            trafficClass: n.trafficClass,
+            flowLabel: n.flowLabel,
+          },
+          segment,
+        );
   const etherType = v6 ? ETH_IPV6 : ETH_IPV4;
   const transportLayer: PacketLayer = t.kind === 'echo' ? (v6 ? 'icmpv6' : 'icmp') : t.kind;
   const transportBytes = t.kind === 'tcp' ? 20 : t.kind === 'sctp' ? 12 : 8;
@@ -158,19 +174,45 @@ function expectedFields(spec: FrameSpec, built: Built): Partial<DecodedPacket> {
     network:
       n.version === 4
         ? {
-            kind: 'ipv4', version: 4, ihl: 5, dscp: n.tos >>> 2, ecn: n.tos & 3, totalLength: ipLength, id: n.id,
-            dontFragment: n.dontFragment, moreFragments: false, fragmentOffset: 0, ttl: n.ttl, protocol,
-            src: ipv4Text(n.src), dst: ipv4Text(n.dst),
+            kind: 'ipv4',
+            version: 4,
+            ihl: 5,
+            dscp: n.tos >>> 2,
+            ecn: n.tos & 3,
+            totalLength: ipLength,
+            id: n.id,
+            dontFragment: n.dontFragment,
+            moreFragments: false,
+            fragmentOffset: 0,
+            ttl: n.ttl,
+            protocol,
+            src: ipv4Text(n.src),
+            dst: ipv4Text(n.dst),
           }
         : {
-            kind: 'ipv6', version: 6, dscp: n.trafficClass >>> 2, ecn: n.trafficClass & 3, flowLabel: n.flowLabel,
-            payloadLength: transportLength, nextHeader: protocol, hopLimit: n.hopLimit, src: ipv6Text(n.src),
-            dst: ipv6Text(n.dst), extensions: [], protocol,
+            kind: 'ipv6',
+            version: 6,
+            dscp: n.trafficClass >>> 2,
+            ecn: n.trafficClass & 3,
+            flowLabel: n.flowLabel,
+            payloadLength: transportLength,
+            nextHeader: protocol,
+            hopLimit: n.hopLimit,
+            src: ipv6Text(n.src),
+            dst: ipv6Text(n.dst),
+            extensions: [],
+            protocol,
           },
     transport:
       t.kind === 'tcp'
         ? {
-            kind: 'tcp', srcPort: t.srcPort, dstPort: t.dstPort, seq: t.seq, ack: t.ack, dataOffset: 5, window: t.window,
+            kind: 'tcp',
+            srcPort: t.srcPort,
+            dstPort: t.dstPort,
+            seq: t.seq,
+            ack: t.ack,
+            dataOffset: 5,
+            window: t.window,
             flags: (['FIN', 'SYN', 'RST', 'PSH', 'ACK', 'URG', 'ECE', 'CWR'] as const).filter((_, bit) => (t.flags & (1 << bit)) !== 0),
           }
         : t.kind === 'udp'
@@ -178,8 +220,12 @@ function expectedFields(spec: FrameSpec, built: Built): Partial<DecodedPacket> {
           : t.kind === 'sctp'
             ? { kind: 'sctp', srcPort: t.srcPort, dstPort: t.dstPort, verificationTag: t.verificationTag }
             : {
-                kind: n.version === 6 ? 'icmpv6' : 'icmp', type: n.version === 6 ? (t.request ? 128 : 129) : t.request ? 8 : 0,
-                code: 0, name: t.request ? 'echo-request' : 'echo-reply', id: t.id, seq: t.seq,
+                kind: n.version === 6 ? 'icmpv6' : 'icmp',
+                type: n.version === 6 ? (t.request ? 128 : 129) : t.request ? 8 : 0,
+                code: 0,
+                name: t.request ? 'echo-request' : 'echo-reply',
+                id: t.id,
+                seq: t.seq,
               },
   };
 }

@@ -217,7 +217,10 @@ describe('crafted frames', () => {
       name: 'neighbor-solicitation',
       target: 'fe80::858:aff:fef4:c',
     });
-    expect(decodeFrame('ipv6-neighbor-advertisement').transport).toMatchObject({ name: 'neighbor-advertisement', target: 'fe80::858:aff:fef4:c' });
+    expect(decodeFrame('ipv6-neighbor-advertisement').transport).toMatchObject({
+      name: 'neighbor-advertisement',
+      target: 'fe80::858:aff:fef4:c',
+    });
     expect(decodeFrame('ipv6-redirect').transport).toMatchObject({ name: 'redirect', target: 'fe80::858:aff:fef4:c' });
     expect(describeFrame('ipv6-echo-request')).toBe('fd00:10:244::5 > ::ffff:10.96.0.10 ICMPv6 echo-request id=4660 seq=1 len=118');
   });
@@ -341,7 +344,9 @@ describe('truncation at every byte offset', () => {
     const packet = decodePacket(frame.bytes.slice(0, 14 + 40 + 10), frame.proto);
     expect(packet.transport).toEqual({ kind: 'ports', protocol: 'tcp', srcPort: 34567, dstPort: 80 });
     expect(packet.truncatedLayer).toBe('tcp');
-    expect(describePacket(frame.bytes.slice(0, 14 + 40 + 10), frame.proto)).toBe('[fd00:10:244::5]:34567 > [fd00:10:96::a]:80 TCP len=64 truncated in tcp');
+    expect(describePacket(frame.bytes.slice(0, 14 + 40 + 10), frame.proto)).toBe(
+      '[fd00:10:244::5]:34567 > [fd00:10:96::a]:80 TCP len=64 truncated in tcp',
+    );
   });
 });
 
@@ -368,7 +373,9 @@ describe('arguments', () => {
       [frame.bytes, undefined],
     ];
     for (const [data, proto] of bad) {
-      expect(() => decodePacket(data as Uint8Array, proto as number)).toThrow(new TypeError('packetJson(data: Uint8Array, proto: integer 0-65535)'));
+      expect(() => decodePacket(data as Uint8Array, proto as number)).toThrow(
+        new TypeError('packetJson(data: Uint8Array, proto: integer 0-65535)'),
+      );
     }
   });
 });

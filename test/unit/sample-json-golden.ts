@@ -65,7 +65,10 @@ export function goldenMessages(): GoldenMessage[] {
     { name: 'every-attribute', datagram: datagram(every) },
     { name: 'ovs-cookie-no-tunnel', datagram: datagram({ ...every, userCookie: ovsCookie(0x2b000003, 1012), tunnel: undefined }) },
     { name: 'ovs-cookie-top-bits', datagram: datagram({ ...every, userCookie: ovsCookie(0xffffffff, 0xffffffff), tunnel: undefined }) },
-    { name: 'short-cookie', datagram: datagram({ group: 1, proto: 0x0800, data: tcpFrame.bytes, userCookie: Uint8Array.of(0xab, 0xcd, 0xef) }) },
+    {
+      name: 'short-cookie',
+      datagram: datagram({ group: 1, proto: 0x0800, data: tcpFrame.bytes, userCookie: Uint8Array.of(0xab, 0xcd, 0xef) }),
+    },
     { name: 'no-cookie-no-data', datagram: datagram({ group: 2, proto: 0 }) },
     { name: 'probability', datagram: datagram({ group: 3, rate: 0xffffffff, probability: true, proto: 0x0800, data: tcpFrame.bytes }) },
     {
@@ -83,7 +86,23 @@ export function goldenMessages(): GoldenMessage[] {
         },
       }),
     },
-    { name: 'tunnel-vxlan', datagram: datagram({ ...every, tunnel: { id: 0n, ipv4Src: '0.0.0.0', ttl: 0, tpDst: 4789, vxlanGbp: 0, dontFragment: true, csum: false, oam: false, ipv4InfoBridge: false } }) },
+    {
+      name: 'tunnel-vxlan',
+      datagram: datagram({
+        ...every,
+        tunnel: {
+          id: 0n,
+          ipv4Src: '0.0.0.0',
+          ttl: 0,
+          tpDst: 4789,
+          vxlanGbp: 0,
+          dontFragment: true,
+          csum: false,
+          oam: false,
+          ipv4InfoBridge: false,
+        },
+      }),
+    },
     { name: 'nsid', datagram: datagram({ ...every, tunnel: undefined, userCookie: ovsCookie(0x02000005, 100) }), nsid: 7 },
     { name: 'nsid-negative', datagram: datagram({ group: 4, proto: 0x0800, data: tcpFrame.bytes }), nsid: -1 },
     { name: 'new-group', datagram: datagram({ command: 'new-group', group: 10, groupRefcount: 1 }) },
@@ -106,7 +125,11 @@ export function goldenBatch(messages: readonly GoldenMessage[]): PsampleBatch {
   for (let i = 0, at = 0; i < count; i++, at += view.getUint32(at + RECORD.length, NATIVE_LITTLE_ENDIAN)) {
     const nsid = messages[i]!.nsid;
     if (nsid === undefined) continue;
-    view.setUint32(at + RECORD.kindCmdFlags, view.getUint32(at + RECORD.kindCmdFlags, NATIVE_LITTLE_ENDIAN) | RECORD_FLAGS.nsid, NATIVE_LITTLE_ENDIAN);
+    view.setUint32(
+      at + RECORD.kindCmdFlags,
+      view.getUint32(at + RECORD.kindCmdFlags, NATIVE_LITTLE_ENDIAN) | RECORD_FLAGS.nsid,
+      NATIVE_LITTLE_ENDIAN,
+    );
     view.setInt32(at + RECORD.nsid, nsid, NATIVE_LITTLE_ENDIAN);
   }
   return new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN);

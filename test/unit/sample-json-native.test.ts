@@ -39,7 +39,9 @@ const messages = goldenMessages();
 
 if (process.env.SAMPLE_JSON_GOLDEN === 'write') {
   const samples = goldenSamples(messages);
-  const lines = samples.flatMap((sample, i) => goldenEvents.map((event, e) => `${messages[i]!.name}\t${e}\t${sampleJson(sample, event)}\n`));
+  const lines = samples.flatMap((sample, i) =>
+    goldenEvents.map((event, e) => `${messages[i]!.name}\t${e}\t${sampleJson(sample, event)}\n`),
+  );
   writeFileSync(GOLDEN, lines.join(''));
 }
 
@@ -63,7 +65,10 @@ describe('sample JSON golden lines', () => {
     const batch = goldenBatch(messages);
     for (let e = 0; e < goldenEvents.length; e++) {
       const event = goldenEvents[e];
-      const lines = new SampleLines('json', event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined });
+      const lines = new SampleLines(
+        'json',
+        event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined },
+      );
       const { bytes, lines: count } = lines.write(batch);
       const expected = golden.filter((g) => g.event === e && !g.name.endsWith('-group')).map((g) => `${g.line}\n`);
       expect(count).toBe(expected.length);
@@ -173,19 +178,23 @@ describe.each(['json', 'text'] as const)('LineRenderer(%s) at its boundary', (fo
     const renderer = new addon.LineRenderer(format);
     renderer.setEventForCookieLength(16, Buffer.from(format === 'json' ? '{"e":1}' : ' | e'));
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.nat(batch.buffer.byteLength - 1), fc.nat(255)), { minLength: 1, maxLength: 16 }), fc.nat(batch.length + 2), (changes, count) => {
-        const bytes = new Uint8Array(batch.buffer.slice(0));
-        for (const [at, value] of changes) bytes[at] = value;
-        const stop = renderer.render(bytes.buffer, count, 0, 0, host | FLAG.samplesOnly, Infinity, out, 0, state);
-        expect([STOP.end, STOP.malformed, STOP.missingEvent]).toContain(stop);
-        const text = out.subarray(0, state[STATE.outEnd]!).toString();
-        const lines = text.split('\n').slice(0, -1);
-        expect(lines.length).toBe(state[STATE.lines]);
-        for (const line of lines) {
-          if (format === 'json') JSON.parse(line);
-          else expect(line).toMatch(/^[\x20-\x7e]+$/);
-        }
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.nat(batch.buffer.byteLength - 1), fc.nat(255)), { minLength: 1, maxLength: 16 }),
+        fc.nat(batch.length + 2),
+        (changes, count) => {
+          const bytes = new Uint8Array(batch.buffer.slice(0));
+          for (const [at, value] of changes) bytes[at] = value;
+          const stop = renderer.render(bytes.buffer, count, 0, 0, host | FLAG.samplesOnly, Infinity, out, 0, state);
+          expect([STOP.end, STOP.malformed, STOP.missingEvent]).toContain(stop);
+          const text = out.subarray(0, state[STATE.outEnd]!).toString();
+          const lines = text.split('\n').slice(0, -1);
+          expect(lines.length).toBe(state[STATE.lines]);
+          for (const line of lines) {
+            if (format === 'json') JSON.parse(line);
+            else expect(line).toMatch(/^[\x20-\x7e]+$/);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -200,7 +209,8 @@ describe.each(['json', 'text'] as const)('LineRenderer(%s) at its boundary', (fo
     const render = (): number => renderer.render(twice.buffer, twice.length, 0, 0, host | FLAG.withEvents, Infinity, out, 0, state);
     // The event as the format writes it, and how it ends a line.
     const event = (n: number): Buffer => Buffer.from(format === 'json' ? `{"n":${n}}` : ` | n=${n}`);
-    const ending = (n: number): RegExp => (format === 'json' ? new RegExp(`"event":\\{"n":${n}\\}\\}\n`, 'g') : new RegExp(` \\| n=${n}\n`, 'g'));
+    const ending = (n: number): RegExp =>
+      format === 'json' ? new RegExp(`"event":\\{"n":${n}\\}\\}\n`, 'g') : new RegExp(` \\| n=${n}\n`, 'g');
     renderer.setEvent(0x2b000003, 1012, event(1));
     expect(render()).toBe(STOP.end);
     expect(state[STATE.lines]).toBe(2);

@@ -82,7 +82,11 @@ describe('packet description golden corpus', () => {
 });
 
 describe('sample text golden lines', () => {
-  const golden = rows(readFileSync(SAMPLE_GOLDEN, 'utf8')).map(([name, event, line]) => ({ name: name!, event: Number(event), line: JSON.parse(line!) as string }));
+  const golden = rows(readFileSync(SAMPLE_GOLDEN, 'utf8')).map(([name, event, line]) => ({
+    name: name!,
+    event: Number(event),
+    line: JSON.parse(line!) as string,
+  }));
 
   it('writes each message with every event as recorded', () => {
     expect(golden.map((g) => `${g.name}/${g.event}`)).toEqual(messages.flatMap((m) => goldenEvents.map((_, e) => `${m.name}/${e}`)));
@@ -90,14 +94,16 @@ describe('sample text golden lines', () => {
     golden.forEach(({ name, event, line }, i) => {
       const sample = all[Math.floor(i / goldenEvents.length)]!;
       // Compared as the UTF-8 the output writes: a lone surrogate in a message is U+FFFD there.
-      expect(Buffer.from(formatSample(sample, 'text', goldenEvents[event])).toString(), `${name}/${event}`).toBe(Buffer.from(line).toString());
+      expect(Buffer.from(formatSample(sample, 'text', goldenEvents[event])).toString(), `${name}/${event}`).toBe(
+        Buffer.from(line).toString(),
+      );
     });
   });
 
   it("an event's line breaks and escape sequences are written as escapes: a database name cannot forge a line or drive the terminal", () => {
     const sample = samples()[0]!;
     const event = { ...goldenEvents[1]!, message: 'Allowed by network policy "a\nforged line" \u001b[31mred\u001b[0m\r\tend\u007f' };
-    const line = formatSample(sample, 'text', event as typeof goldenEvents[1]);
+    const line = formatSample(sample, 'text', event as (typeof goldenEvents)[1]);
     expect(line).not.toMatch(/[\n\r\u001b\u007f]/);
     expect(line).toMatch(/ \| Allowed by network policy "a\\nforged line" \\x1b\[31mred\\x1b\[0m\\r\tend\\x7f$/);
   });
@@ -108,7 +114,10 @@ describe('sample text golden lines', () => {
     const groupEvents = new Set(all.flatMap((sample, i) => (sample.command === 'sample' ? [] : [messages[i]!.name])));
     for (let e = 0; e < goldenEvents.length; e++) {
       const event = goldenEvents[e];
-      const lines = new SampleLines('text', event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined });
+      const lines = new SampleLines(
+        'text',
+        event === undefined ? undefined : { decodeSample: () => event, holds: () => true, on: () => undefined, off: () => undefined },
+      );
       const { bytes, lines: count } = lines.write(batch);
       const expected = golden.filter((g) => g.event === e && !groupEvents.has(g.name)).map((g) => `${g.line}\n`);
       expect(count).toBe(expected.length);

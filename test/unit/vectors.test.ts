@@ -111,11 +111,9 @@ describe('decode errors', () => {
   });
 
   it('CLI: text format prints one human line per message', () => {
-    const out = execFileSync(
-      process.execPath,
-      [cli, 'decode', '--format', 'text', '--file', path.join(fixtureDir, 'ovs-2.hex')],
-      { encoding: 'utf8' },
-    );
+    const out = execFileSync(process.execPath, [cli, 'decode', '--format', 'text', '--file', path.join(fixtureDir, 'ovs-2.hex')], {
+      encoding: 'utf8',
+    });
     expect(out).toBe('group=10 in=4 app=43 dp=3 point=1012 10.0.0.1 > 10.0.0.2 ICMP echo-request id=381 seq=1 len=98\n');
   });
 });

@@ -25,15 +25,29 @@ function listen(ctx, ...args) {
 
 // What an operator runs: samples of one packet grouped into one event, pods named, logs as JSON.
 function watch(ctx) {
-  return [process.execPath, ...ctx.nodeArgs, join(ctx.project, 'dist', 'cli', 'main.js'), 'watch', '--group', String(ctx.group), '--format', 'json',
-    '--nb', ctx.northbound, '--sb', ctx.southbound, '--log-format', 'json'];
+  return [
+    process.execPath,
+    ...ctx.nodeArgs,
+    join(ctx.project, 'dist', 'cli', 'main.js'),
+    'watch',
+    '--group',
+    String(ctx.group),
+    '--format',
+    'json',
+    '--nb',
+    ctx.northbound,
+    '--sb',
+    ctx.southbound,
+    '--log-format',
+    'json',
+  ];
 }
 
 /** ctx: { group, project, tools, northbound, southbound, nodeArgs (node options for ovn-psample) } */
 export const CONSUMERS = [
   {
     name: 'c',
-    title: 'C reader (psample-print: one recv and one printf per sample, like libpsample\'s psample CLI)',
+    title: "C reader (psample-print: one recv and one printf per sample, like libpsample's psample CLI)",
     argv: (ctx) => [join(ctx.tools, 'psample-print'), '--group', String(ctx.group)],
   },
   {
@@ -63,8 +77,14 @@ export const CONSUMERS = [
   },
   {
     name: 'library',
-    title: 'ovn-psample as a library: on(batch), counting the samples, one line per batch (the hand-off\'s own cost)',
-    argv: (ctx) => [process.execPath, ...ctx.nodeArgs, join(ctx.project, 'scripts', 'bench', 'lab', 'library-consumer.mjs'), ctx.project, String(ctx.group)],
+    title: "ovn-psample as a library: on(batch), counting the samples, one line per batch (the hand-off's own cost)",
+    argv: (ctx) => [
+      process.execPath,
+      ...ctx.nodeArgs,
+      join(ctx.project, 'scripts', 'bench', 'lab', 'library-consumer.mjs'),
+      ctx.project,
+      String(ctx.group),
+    ],
     samplesPerLine: /^batch (\d+)/,
   },
   {

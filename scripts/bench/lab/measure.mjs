@@ -75,12 +75,20 @@ export function startConsumer(argv, output) {
   const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', out, 'pipe'] });
   closeSync(out);
   const state = { child, stderr: '', reportedDrops: { kernel: 0, queue: 0 }, exited: false };
-  const exited = new Promise((resolve) => child.on('close', (code, signal) => {
-    state.exited = true;
-    resolve({ code, signal });
-  }));
+  const exited = new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      state.exited = true;
+      resolve({ code, signal });
+    }),
+  );
   const ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new BenchRunError(`${argv.join(' ')} did not say it was listening within ${READY_TIMEOUT_MS / 1000} s: ${state.stderr.trim()}`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () =>
+        reject(
+          new BenchRunError(`${argv.join(' ')} did not say it was listening within ${READY_TIMEOUT_MS / 1000} s: ${state.stderr.trim()}`),
+        ),
+      READY_TIMEOUT_MS,
+    );
     child.on('error', (error) => reject(new BenchRunError(`${argv[0]}: ${error.message}`)));
     exited.then(({ code, signal }) => {
       clearTimeout(timer);
@@ -147,7 +155,8 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
   const started = startConsumer(argv, output);
   const { state } = started;
   const fd = openSync(output, 'r');
-  const packetRateOf = (samplesPerSecond) => (samplesPerSecond === 0 ? 0 : Math.max(1, Math.round(samplesPerSecond / scenario.samplesPerPacket)));
+  const packetRateOf = (samplesPerSecond) =>
+    samplesPerSecond === 0 ? 0 : Math.max(1, Math.round(samplesPerSecond / scenario.samplesPerPacket));
   let recording;
   try {
     await started.ready;
@@ -165,7 +174,8 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
     const queueDropsBefore = state.reportedDrops.queue;
     const cpuBefore = cpuNs(pid);
     const threadsBefore = threadCpuNs(pid);
-    if (socketsBefore === undefined || cpuBefore === undefined) throw new BenchRunError(`${consumer.name} exited before the burst: ${state.stderr.trim()}`);
+    if (socketsBefore === undefined || cpuBefore === undefined)
+      throw new BenchRunError(`${consumer.name} exited before the burst: ${state.stderr.trim()}`);
     const packetRate = packetRateOf(rate);
     const burst = await scenario.flood(['--seconds', String(seconds), '--rate', String(packetRate)]);
     const generated = scenario.generatedBetween(counterBefore, scenario.generatedCounter());

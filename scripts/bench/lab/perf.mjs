@@ -31,7 +31,9 @@ const NODE_ARGS = ['--perf-basic-prof'];
 export function guestPerf({ tools, out }) {
   const perf = join(tools, 'perf', 'perf');
   if (!existsSync(perf)) {
-    throw new BenchSetupError(`${perf} is missing: the host ships its perf there with --perf (scripts/bench/lab/ship-perf.sh); run 'npm run bench:lab -- --perf'`);
+    throw new BenchSetupError(
+      `${perf} is missing: the host ships its perf there with --perf (scripts/bench/lab/ship-perf.sh); run 'npm run bench:lab -- --perf'`,
+    );
   }
   const env = { ...process.env, LD_LIBRARY_PATH: join(tools, 'perf', 'lib') };
   const perfSync = (args) => execFileSync(perf, args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
@@ -39,8 +41,10 @@ export function guestPerf({ tools, out }) {
   try {
     version = perfSync(['--version']).trim();
   } catch (error) {
-    throw new BenchSetupError(`the host's perf does not run in the guest: ${String(error.stderr ?? error.message).trim()} ` +
-      '(a shared library scripts/bench/lab/ship-perf.sh left out?)');
+    throw new BenchSetupError(
+      `the host's perf does not run in the guest: ${String(error.stderr ?? error.message).trim()} ` +
+        '(a shared library scripts/bench/lab/ship-perf.sh left out?)',
+    );
   }
   const profiles = join(out, 'profiles');
   mkdirSync(profiles, { recursive: true });
@@ -49,7 +53,9 @@ export function guestPerf({ tools, out }) {
     describe: `${version}, -e cpu-clock -F ${FREQUENCY_HZ} -g --all-cpus over each measured burst and its drain, the consumer's samples in ${profiles}`,
     nodeArgs: NODE_ARGS,
     /** A recorder for the run NAME (e.g. ovn-10000-json+ovn-round1): OUT/profiles/NAME.txt. */
-    forRun: (name) => ({ record: (pid) => record(perf, env, pid, (figures) => report(perfSync, name, join(profiles, `${name}.txt`), pid, figures)) }),
+    forRun: (name) => ({
+      record: (pid) => record(perf, env, pid, (figures) => report(perfSync, name, join(profiles, `${name}.txt`), pid, figures)),
+    }),
   };
 }
 
@@ -63,12 +69,29 @@ export function guestPerf({ tools, out }) {
 async function record(perf, env, pid, report) {
   // perf would keep an earlier run's file as DATA.old, and a failed run may have left one.
   rmSync(DATA, { force: true });
-  const args = ['record', '-e', 'cpu-clock', '-F', String(FREQUENCY_HZ), '-g', '--all-cpus', '-o', DATA,
+  const args = [
+    'record',
+    '-e',
+    'cpu-clock',
+    '-F',
+    String(FREQUENCY_HZ),
+    '-g',
+    '--all-cpus',
+    '-o',
+    DATA,
     // Off until 'enable' on fd 3, acked on fd 4; no build-id pass over the binaries after it.
-    '-D', '-1', '--control', 'fd:3,4', '--no-buildid', '--no-buildid-cache'];
+    '-D',
+    '-1',
+    '--control',
+    'fd:3,4',
+    '--no-buildid',
+    '--no-buildid-cache',
+  ];
   const child = spawn(perf, args, { env, stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (chunk) => { stderr = `${stderr}${chunk}`.slice(-STDERR_KEPT); });
+  child.stderr.on('data', (chunk) => {
+    stderr = `${stderr}${chunk}`.slice(-STDERR_KEPT);
+  });
   const closed = new Promise((resolve) => child.on('close', (code, signal) => resolve(signal ?? code)));
   const failed = (what) => new BenchRunError(`perf record for pid ${pid} ${what}: ${stderr.trim() || 'no message'}`);
   try {
@@ -107,7 +130,11 @@ async function record(perf, env, pid, report) {
 // a tip (or that it has no tips.txt) and empty comment lines.
 const NOISE = /^#( \(.*\)| To display the perf\.data header info.*)?$/;
 function readable(text) {
-  return text.split('\n').map((line) => line.trimEnd()).filter((line) => !NOISE.test(line)).join('\n');
+  return text
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .filter((line) => !NOISE.test(line))
+    .join('\n');
 }
 
 /**
@@ -128,7 +155,9 @@ function sharedObjects(perfSync, pid) {
   return [
     `# ${total} samples`,
     '# Overhead  Samples  Shared Object',
-    ...[...counts].sort((a, b) => b[1] - a[1]).map(([dso, n]) => `${(100 * n / total).toFixed(2).padStart(9)}% ${String(n).padStart(8)}  ${dso}`),
+    ...[...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([dso, n]) => `${((100 * n) / total).toFixed(2).padStart(9)}% ${String(n).padStart(8)}  ${dso}`),
     '',
   ].join('\n');
 }
@@ -142,8 +171,10 @@ function sharedObjects(perfSync, pid) {
 function report(perfSync, name, file, pid, figures) {
   // pid (a thread, despite its name) among the keys keeps --pid exact; shares of PID's samples.
   const only = ['--pid', String(pid), '--percentage', 'relative'];
-  const view = (title, args) => [`## ${title}: perf report ${[...only, ...args].join(' ')}`,
-    readable(perfSync(['report', '-i', DATA, '--stdio', ...only, ...args]))];
+  const view = (title, args) => [
+    `## ${title}: perf report ${[...only, ...args].join(' ')}`,
+    readable(perfSync(['report', '-i', DATA, '--stdio', ...only, ...args])),
+  ];
   try {
     const sections = [
       `# ${name}: pid ${pid}, cpu-clock at ${FREQUENCY_HZ} Hz from the burst's start until the run's figures were taken`,
@@ -155,9 +186,26 @@ function report(perfSync, name, file, pid, figures) {
       ...view('by thread and function', ['--no-children', '--sort', 'pid,dso,sym', '-g', 'none', '--percent-limit', SYMBOL_PERCENT_LIMIT]),
       // With its callees: the syscalls (__x64_sys_write, __x64_sys_recvmmsg), page faults
       // (asm_exc_page_fault) and JavaScript functions, each with all the work below it.
-      ...view('by thread and function with its callees', ['--children', '--sort', 'pid,dso,sym', '-g', 'none', '--percent-limit', INCLUSIVE_PERCENT_LIMIT]),
-      ...view('callers of the hottest functions', ['--no-children', '--sort', 'pid,dso,sym', '-g', 'graph,0.5,callee',
-        '--percent-limit', CALL_GRAPH_PERCENT_LIMIT, '--max-stack', CALL_GRAPH_MAX_STACK]),
+      ...view('by thread and function with its callees', [
+        '--children',
+        '--sort',
+        'pid,dso,sym',
+        '-g',
+        'none',
+        '--percent-limit',
+        INCLUSIVE_PERCENT_LIMIT,
+      ]),
+      ...view('callers of the hottest functions', [
+        '--no-children',
+        '--sort',
+        'pid,dso,sym',
+        '-g',
+        'graph,0.5,callee',
+        '--percent-limit',
+        CALL_GRAPH_PERCENT_LIMIT,
+        '--max-stack',
+        CALL_GRAPH_MAX_STACK,
+      ]),
     ];
     writeFileSync(file, `${sections.join('\n')}\n`);
     return file;

@@ -267,9 +267,12 @@ int main(int argc, char** argv) {
       fprintf(stderr, "psample-print: %s needs a value\n", argv[i]);
       return 2;
     }
-    if (!strcmp(argv[i], "--group")) group = (long)parse_number(argv[++i], "--group");
-    else if (!strcmp(argv[i], "--rcvbuf")) rcvbuf = parse_number(argv[++i], "--rcvbuf");
-    else if (!strcmp(argv[i], "--pad")) pad_bytes = parse_number(argv[++i], "--pad");
+    if (!strcmp(argv[i], "--group"))
+      group = (long)parse_number(argv[++i], "--group");
+    else if (!strcmp(argv[i], "--rcvbuf"))
+      rcvbuf = parse_number(argv[++i], "--rcvbuf");
+    else if (!strcmp(argv[i], "--pad"))
+      pad_bytes = parse_number(argv[++i], "--pad");
     else {
       fprintf(stderr, "usage: psample-print [--group N] [--rcvbuf BYTES] [--pad BYTES] | psample-print --groups\n");
       return 2;

@@ -78,7 +78,9 @@ const worst = (values) => (values.length === 0 ? undefined : Math.max(...values)
  */
 export function verdict(runs) {
   const all = (consumer, rate, field) =>
-    runs.filter((r) => r.scenario === 'ovn' && r.rate === rate && r.consumer === consumer && !r.error && r[field] !== undefined).map((r) => r[field]);
+    runs
+      .filter((r) => r.scenario === 'ovn' && r.rate === rate && r.consumer === consumer && !r.error && r[field] !== undefined)
+      .map((r) => r[field]);
   const drained = runs.filter((r) => r.scenario === 'ovn' && r.rate === 10000 && r.consumer === HEADLINE_CONSUMER && !r.error);
   const result = {
     cpu_ratio_2k: median(all(HEADLINE_CONSUMER, 2000, 'cpuRatio')),
@@ -91,6 +93,8 @@ export function verdict(runs) {
   const notes = drained.some((r) => r.drainCapped)
     ? [`drain_s is a lower bound: ${HEADLINE_CONSUMER} had not printed every sample when the drain cap ended its run (--drain-cap)`]
     : [];
-  const line = `RESULT ${Object.entries(result).map(([key, value]) => `${key}=${fixed(value, digits[key])}`).join(' ')}`;
+  const line = `RESULT ${Object.entries(result)
+    .map(([key, value]) => `${key}=${fixed(value, digits[key])}`)
+    .join(' ')}`;
   return { result, notes, line };
 }

@@ -85,7 +85,8 @@ const options = {
 
 function positive(name, text, { allowZero = false } = {}) {
   const value = Number(text);
-  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1)) throw new BenchSetupError(`--${name} ${text}: give a whole number${allowZero ? '' : ' above 0'}`);
+  if (!Number.isInteger(value) || value < (allowZero ? 0 : 1))
+    throw new BenchSetupError(`--${name} ${text}: give a whole number${allowZero ? '' : ' above 0'}`);
   return value;
 }
 
@@ -109,7 +110,9 @@ if (options.before === undefined && consumers.some((c) => c.name.endsWith('@befo
 }
 for (const tool of ['psample-print', 'udp-flood']) {
   if (!existsSync(join(options.tools, tool))) {
-    throw new BenchSetupError(`${join(options.tools, tool)} is missing: the host builds it (scripts/bench/lab/build-tools.sh); run the benchmark with 'npm run bench:lab'`);
+    throw new BenchSetupError(
+      `${join(options.tools, tool)} is missing: the host builds it (scripts/bench/lab/build-tools.sh); run the benchmark with 'npm run bench:lab'`,
+    );
   }
 }
 
@@ -136,7 +139,7 @@ const header = [
   ...consumers.map((c) => `  ${c.name.padEnd(9)} ${c.title}`),
   ...(perf ? [`  perf: ${perf.describe}`] : []),
   '  CPU: all threads, from /proc, burst start to the last sample printed; loss: (generated - received) / generated, ' +
-    'where left = not printed by the end (lost inside the consumer or still queued at the cap); xC: CPU per sample / the C reader\'s',
+    "where left = not printed by the end (lost inside the consumer or still queued at the cap); xC: CPU per sample / the C reader's",
 ];
 header.forEach((line) => say(line));
 
@@ -145,23 +148,39 @@ const notes = [];
 for (const scenario of scenarios) {
   say(`== ${scenario.name}: setting up (${elapsed()})`);
   await scenario.setup();
-  notes.push(`${scenario.name}: ${scenario.samplesPerPacket} sample(s) per packet, so packets are paced at the offered samples/s / ${scenario.samplesPerPacket}`);
+  notes.push(
+    `${scenario.name}: ${scenario.samplesPerPacket} sample(s) per packet, so packets are paced at the offered samples/s / ${scenario.samplesPerPacket}`,
+  );
   say(notes.at(-1));
   for (const rate of rates) {
-    for (let round = 1; round <= repeat; round++) for (const consumer of consumersOf[scenario.name]) {
-      const base = { scenario: scenario.name, rate, round, consumer: consumer.name };
-      const output = `/tmp/bench-${scenario.name}-${consumer.name.replace(/\W/g, '_')}.out`;
-      const profile = perf?.forRun(`${scenario.name}-${rateLabel(rate).replace('/s', '')}-${consumer.name}-round${round}`);
-      let measured;
-      try {
-        measured = { ...base, ...(await measureRun({ consumer, ctx: { ...ctx, group: scenario.group }, scenario, rate, seconds, warmupSeconds, drainCapSeconds, output, profile })) };
-      } catch (error) {
-        if (error instanceof BenchSetupError) throw error;
-        measured = { ...base, error: error.message };
+    for (let round = 1; round <= repeat; round++)
+      for (const consumer of consumersOf[scenario.name]) {
+        const base = { scenario: scenario.name, rate, round, consumer: consumer.name };
+        const output = `/tmp/bench-${scenario.name}-${consumer.name.replace(/\W/g, '_')}.out`;
+        const profile = perf?.forRun(`${scenario.name}-${rateLabel(rate).replace('/s', '')}-${consumer.name}-round${round}`);
+        let measured;
+        try {
+          measured = {
+            ...base,
+            ...(await measureRun({
+              consumer,
+              ctx: { ...ctx, group: scenario.group },
+              scenario,
+              rate,
+              seconds,
+              warmupSeconds,
+              drainCapSeconds,
+              output,
+              profile,
+            })),
+          };
+        } catch (error) {
+          if (error instanceof BenchSetupError) throw error;
+          measured = { ...base, error: error.message };
+        }
+        runs.push(measured);
+        say(`${describeRun(measured)}   (${elapsed()})`);
       }
-      runs.push(measured);
-      say(`${describeRun(measured)}   (${elapsed()})`);
-    }
   }
 }
 addRatios(runs);
@@ -177,13 +196,18 @@ const report = [
   ...notes,
   ...tableLines(runs),
   ...threadLines(runs),
-  ...(idle.length ? [`idle CPU over ${idleSeconds} s: ${idle.map((p) => `${p.name} ${p.cpuPercent?.toFixed(2) ?? 'n/a'} %`).join(', ')} (of one vCPU)`] : []),
+  ...(idle.length
+    ? [`idle CPU over ${idleSeconds} s: ${idle.map((p) => `${p.name} ${p.cpuPercent?.toFixed(2) ?? 'n/a'} %`).join(', ')} (of one vCPU)`]
+    : []),
   ...verdictNotes,
   line,
 ];
 // What made the OVN samples, for whoever wonders why one packet is several samples.
 writeFileSync(join(options.out, 'datapath-flows.txt'), run('ovs-dpctl', ['dump-flows', '-m']));
-writeFileSync(join(options.out, 'bench.json'), `${JSON.stringify({ kernel: release(), node: process.version, seconds, warmupSeconds, drainCapSeconds, payloadBytes, runs, idle, result }, null, 1)}\n`);
+writeFileSync(
+  join(options.out, 'bench.json'),
+  `${JSON.stringify({ kernel: release(), node: process.version, seconds, warmupSeconds, drainCapSeconds, payloadBytes, runs, idle, result }, null, 1)}\n`,
+);
 writeFileSync(join(options.out, 'bench-report.txt'), `${report.join('\n')}\n`);
 say(`== done in ${elapsed()}`);
 report.slice(header.length + notes.length).forEach((l) => say(l));

@@ -17,8 +17,19 @@ const SOFTIRQ_SETTLE_MS = 100;
 const SENDER_CPU = 0;
 
 async function flood(tools, netns, { dst, dport = DESTINATION_PORT, sport = SOURCE_PORT, payloadBytes }, extra) {
-  const args = ['--dst', dst, '--dport', String(dport), '--sport', String(sport), '--payload', String(payloadBytes),
-    '--cpu', String(SENDER_CPU), ...extra];
+  const args = [
+    '--dst',
+    dst,
+    '--dport',
+    String(dport),
+    '--sport',
+    String(sport),
+    '--payload',
+    String(payloadBytes),
+    '--cpu',
+    String(SENDER_CPU),
+    ...extra,
+  ];
   const sent = JSON.parse(await runAsync(...inNetns(netns, join(tools, 'udp-flood'), args)));
   await sleep(SOFTIRQ_SETTLE_MS);
   return sent;
@@ -47,7 +58,8 @@ export function tcScenario({ tools, payloadBytes, group = 11 }) {
     name: 'tc',
     group,
     samplesPerPacket: 1,
-    describe: `tc: UDP ${netns} 10.99.0.2 -> ${traffic.dst}:${DESTINATION_PORT} (${payloadBytes} B payload) into veth ${device}, ` +
+    describe:
+      `tc: UDP ${netns} 10.99.0.2 -> ${traffic.dst}:${DESTINATION_PORT} (${payloadBytes} B payload) into veth ${device}, ` +
       `ingress matchall act_sample rate 1 group ${group}, then drop`,
     async setup() {
       run('modprobe', ['-a', 'psample', 'act_sample', 'act_gact', 'cls_matchall', 'sch_ingress', 'veth']);
@@ -63,20 +75,41 @@ export function tcScenario({ tools, payloadBytes, group = 11 }) {
       const [{ address }] = JSON.parse(run('ip', ['-j', 'link', 'show', 'dev', device]));
       run('ip', ['-n', netns, 'neigh', 'replace', traffic.dst, 'lladdr', address, 'dev', 'eth0', 'nud', 'permanent']);
       run('tc', ['qdisc', 'add', 'dev', device, 'clsact']);
-      run('tc', ['filter', 'add', 'dev', device, 'ingress', 'pref', '1', 'protocol', 'ip', 'matchall',
-        'action', 'sample', 'rate', '1', 'group', String(group), 'action', 'drop']);
+      run('tc', [
+        'filter',
+        'add',
+        'dev',
+        device,
+        'ingress',
+        'pref',
+        '1',
+        'protocol',
+        'ip',
+        'matchall',
+        'action',
+        'sample',
+        'rate',
+        '1',
+        'group',
+        String(group),
+        'action',
+        'drop',
+      ]);
     },
     async warmup() {},
     /** Samples sent so far: psample's GROUP_SEQ of the filter's group. */
     generatedCounter() {
       const seq = groupSeqs(tools).get(group);
       if (seq === undefined) {
-        throw new BenchSetupError(`psample group ${group} does not exist: the tc filter on ${device} is gone (tc filter show dev ${device} ingress)`);
+        throw new BenchSetupError(
+          `psample group ${group} does not exist: the tc filter on ${device} is gone (tc filter show dev ${device} ingress)`,
+        );
       }
       return seq;
     },
     generatedBetween: (before, after) => (after - before + UINT32) % UINT32,
-    nothingGenerated: `tc act_sample generated no sample: GROUP_SEQ of psample group ${group} did not move; ` +
+    nothingGenerated:
+      `tc act_sample generated no sample: GROUP_SEQ of psample group ${group} did not move; ` +
       `check 'tc -s filter show dev ${device} ingress' and 'ip -n ${netns} -s link'`,
     flood: (extra) => flood(tools, netns, traffic, extra),
   };
@@ -122,7 +155,8 @@ export function ovnScenario({ tools, payloadBytes, node }) {
     }
     return samples;
   };
-  const nothingGenerated = `OVS generated no sample: no datapath flow with a psample action counted packets; ` +
+  const nothingGenerated =
+    `OVS generated no sample: no datapath flow with a psample action counted packets; ` +
     `check 'ovs-dpctl dump-flows', the ACL's Sample rows and ovn-controller's log`;
   /**
    * Commits the connection (one new packet), confirms it (one reply), then installs the
@@ -138,14 +172,30 @@ export function ovnScenario({ tools, payloadBytes, node }) {
     group: node.psampleGroup,
     /** Established packets are sampled at more than one stage: offered rates are in samples/s. */
     samplesPerPacket: undefined,
-    describe: `ovn: UDP ${frontend.port} ${frontend.ip} -> ${backend.port} ${backend.ip}:${DESTINATION_PORT} (${payloadBytes} B payload) ` +
+    describe:
+      `ovn: UDP ${frontend.port} ${frontend.ip} -> ${backend.port} ${backend.ip}:${DESTINATION_PORT} (${payloadBytes} B payload) ` +
       `through br-int, ACL NP:shop:allow-frontend sampling new and established (apps ${node.apps.aclNew}/${node.apps.aclEst}), group ${node.psampleGroup}`,
     async setup() {
       // Datapath flows outlive the pause while the next consumer starts, so no burst begins
       // with an upcall, whose packet the flow counters would not see.
       run('ovs-vsctl', ['set', 'Open_vSwitch', '.', 'other_config:max-idle=600000']);
       run(...inNetns(backend.netns, 'tc', ['qdisc', 'add', 'dev', 'eth0', 'clsact']));
-      run(...inNetns(backend.netns, 'tc', ['filter', 'add', 'dev', 'eth0', 'ingress', 'pref', '1', 'protocol', 'ip', 'matchall', 'action', 'drop']));
+      run(
+        ...inNetns(backend.netns, 'tc', [
+          'filter',
+          'add',
+          'dev',
+          'eth0',
+          'ingress',
+          'pref',
+          '1',
+          'protocol',
+          'ip',
+          'matchall',
+          'action',
+          'drop',
+        ]),
+      );
       run('ip', ['-n', frontend.netns, 'neigh', 'replace', backend.ip, 'lladdr', backend.mac, 'dev', 'eth0', 'nud', 'permanent']);
       run('ip', ['-n', backend.netns, 'neigh', 'replace', frontend.ip, 'lladdr', frontend.mac, 'dev', 'eth0', 'nud', 'permanent']);
       await warmup();

@@ -16,11 +16,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -61,19 +61,28 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) usage();
     const char* name = argv[i];
     const char* value = argv[++i];
-    if (!strcmp(name, "--dst")) destination_text = value;
-    else if (!strcmp(name, "--dport")) destination_port = parse_number(value, name);
-    else if (!strcmp(name, "--sport")) source_port = parse_number(value, name);
-    else if (!strcmp(name, "--payload")) payload_bytes = parse_number(value, name);
-    else if (!strcmp(name, "--seconds")) seconds = parse_number(value, name);
-    else if (!strcmp(name, "--rate")) rate = parse_number(value, name);
-    else if (!strcmp(name, "--count")) count = parse_number(value, name);
-    else if (!strcmp(name, "--cpu")) cpu = (long)parse_number(value, name);
-    else usage();
+    if (!strcmp(name, "--dst"))
+      destination_text = value;
+    else if (!strcmp(name, "--dport"))
+      destination_port = parse_number(value, name);
+    else if (!strcmp(name, "--sport"))
+      source_port = parse_number(value, name);
+    else if (!strcmp(name, "--payload"))
+      payload_bytes = parse_number(value, name);
+    else if (!strcmp(name, "--seconds"))
+      seconds = parse_number(value, name);
+    else if (!strcmp(name, "--rate"))
+      rate = parse_number(value, name);
+    else if (!strcmp(name, "--count"))
+      count = parse_number(value, name);
+    else if (!strcmp(name, "--cpu"))
+      cpu = (long)parse_number(value, name);
+    else
+      usage();
   }
   struct sockaddr_in destination = {.sin_family = AF_INET, .sin_port = htons((uint16_t)destination_port)};
-  if (!destination_text || inet_pton(AF_INET, destination_text, &destination.sin_addr) != 1 ||
-      destination_port == 0 || destination_port > 65535 || source_port > 65535 || payload_bytes > MAX_PAYLOAD ||
+  if (!destination_text || inet_pton(AF_INET, destination_text, &destination.sin_addr) != 1 || destination_port == 0 ||
+      destination_port > 65535 || source_port > 65535 || payload_bytes > MAX_PAYLOAD ||
       (seconds == 0) == (count == 0) || (count && rate)) {
     usage();
   }

@@ -44,9 +44,12 @@ export function startChild(command, args) {
     });
   });
   // A child that dies before "ready" must fail the wait instead of hanging it.
-  const readyOrFailure = Promise.race([ready, result.then(() => {
-    throw childFailed(name, 'exited before it was ready');
-  })]);
+  const readyOrFailure = Promise.race([
+    ready,
+    result.then(() => {
+      throw childFailed(name, 'exited before it was ready');
+    }),
+  ]);
   // Callers that only want the result never wait for "ready"; its failure must not go unhandled.
   readyOrFailure.catch(() => {});
   return {

@@ -45,7 +45,8 @@ socket?.close();
 
 const cpuSeconds = (cpu.user + cpu.system) / 1e6;
 const wakeups =
-  usageAfter.voluntaryContextSwitches - usageBefore.voluntaryContextSwitches +
+  usageAfter.voluntaryContextSwitches -
+  usageBefore.voluntaryContextSwitches +
   (usageAfter.involuntaryContextSwitches - usageBefore.involuntaryContextSwitches);
 process.stdout.write(
   `${JSON.stringify({

@@ -23,4 +23,12 @@ const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
 // One drop sample, so the flow directory is exercised as it is in use.
 decoder.decode((1 << 24) >>> 0, 1);
 await decoder.close();
-console.log(JSON.stringify({ syncMs, rssMb: rss / 2 ** 20, heapMb: heapUsed / 2 ** 20, heapTotalMb: heapTotal / 2 ** 20, externalMb: external / 2 ** 20 }));
+console.log(
+  JSON.stringify({
+    syncMs,
+    rssMb: rss / 2 ** 20,
+    heapMb: heapUsed / 2 ** 20,
+    heapTotalMb: heapTotal / 2 ** 20,
+    externalMb: external / 2 ** 20,
+  }),
+);

@@ -84,10 +84,14 @@ const changeMs = Number(process.hrtime.bigint() - changeStarted) / 1e6;
 let resyncMs = null;
 if (client.stats.resyncs !== undefined) {
   const victim = targets[0];
-  const resynced = new Promise((resolve) => client.on('status', (status) => status.state === 'synced' && client.stats.resyncs > 0 && resolve()));
+  const resynced = new Promise((resolve) =>
+    client.on('status', (status) => status.state === 'synced' && client.stats.resyncs > 0 && resolve()),
+  );
   cache.applyUpdate2({ ACL: { [victim]: { delete: null } } });
   const resyncStarted = process.hrtime.bigint();
-  await client.transact(NORTHBOUND_DATABASE, [{ op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', victim]]], row: { priority: 1 } }]);
+  await client.transact(NORTHBOUND_DATABASE, [
+    { op: 'update', table: 'ACL', where: [['_uuid', '==', ['uuid', victim]]], row: { priority: 1 } },
+  ]);
   await resynced;
   resyncMs = Number(process.hrtime.bigint() - resyncStarted) / 1e6;
 }

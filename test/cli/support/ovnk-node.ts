@@ -53,9 +53,21 @@ export const MANAGEMENT_IP = '10.244.0.2';
 export const OUTSIDE_IP = '172.18.0.10';
 
 export const ACLS = {
-  allowFrontend: networkPolicyAcl({ namespace: 'shop', policy: 'allow-frontend', direction: 'Ingress', peerMatch: 'ip4.src == 10.244.0.3' }),
+  allowFrontend: networkPolicyAcl({
+    namespace: 'shop',
+    policy: 'allow-frontend',
+    direction: 'Ingress',
+    peerMatch: 'ip4.src == 10.244.0.3',
+  }),
   isolation: netpolNamespaceAcl({ namespace: 'shop', direction: 'Ingress', type: 'defaultDeny' }),
-  anpPass: adminNetworkPolicyAcl({ name: 'pass-monitoring', direction: 'Ingress', gressIndex: 0, priority: 29000, peerMatch: 'ip4.src == 10.244.0.6', action: 'pass' }),
+  anpPass: adminNetworkPolicyAcl({
+    name: 'pass-monitoring',
+    direction: 'Ingress',
+    gressIndex: 0,
+    priority: 29000,
+    peerMatch: 'ip4.src == 10.244.0.6',
+    action: 'pass',
+  }),
   egressFirewall: egressFirewallAcl({ namespace: 'shop', ruleIndex: 0, destination: '172.18.0.0/16', action: 'drop' }),
 } satisfies Record<string, OvnkAcl>;
 
@@ -75,7 +87,11 @@ function podPort(nb: NorthboundTransaction, pod: Pod, extra: Record<string, stri
     op: 'insert',
     table: 'Logical_Switch_Port',
     'uuid-name': uuidName,
-    row: { name: `${prefix}${pod.namespace}_${pod.name}`, addresses: `${pod.mac} ${pod.ip}`, external_ids: map({ namespace: pod.namespace, pod: 'true', ...extra }) },
+    row: {
+      name: `${prefix}${pod.namespace}_${pod.name}`,
+      addresses: `${pod.mac} ${pod.ip}`,
+      external_ids: map({ namespace: pod.namespace, pod: 'true', ...extra }),
+    },
   });
   return uuidName;
 }
@@ -92,10 +108,17 @@ export async function startOvnkNodeDatabases(options: { ssl?: boolean } = {}): P
   nb.samplingApps();
   const collector = nb.collector();
   const named = Object.fromEntries(Object.entries(ACLS).map(([key, acl]) => [key, nb.acl(acl, { collector })])) as Record<AclName, string>;
-  nb.portGroup({ name: networkPolicyPortGroupName('shop', 'allow-frontend'), externalIds: networkPolicyPortGroupIds('shop', 'allow-frontend'), acls: [named.allowFrontend] });
+  nb.portGroup({
+    name: networkPolicyPortGroupName('shop', 'allow-frontend'),
+    externalIds: networkPolicyPortGroupIds('shop', 'allow-frontend'),
+    acls: [named.allowFrontend],
+  });
   nb.portGroup({
     name: netpolNamespacePortGroupName('shop', 'Ingress'),
-    externalIds: dbObjectIds(DEFAULT_NETWORK_CONTROLLER, 'NetpolNamespace', [['k8s.ovn.org/name', 'shop'], ['direction', 'Ingress']]),
+    externalIds: dbObjectIds(DEFAULT_NETWORK_CONTROLLER, 'NetpolNamespace', [
+      ['k8s.ovn.org/name', 'shop'],
+      ['direction', 'Ingress'],
+    ]),
     acls: [named.isolation],
   });
   nb.portGroup({
@@ -119,10 +142,19 @@ export async function startOvnkNodeDatabases(options: { ssl?: boolean } = {}): P
     op: 'insert',
     table: 'Logical_Switch',
     'uuid-name': 'ls_node',
-    row: { name: NODE, ports: ['set', [...ports, 'lsp_mgmt'].map((p) => ['named-uuid', p])], other_config: map({ subnet: '10.244.0.0/24', exclude_ips: MANAGEMENT_IP }) },
+    row: {
+      name: NODE,
+      ports: ['set', [...ports, 'lsp_mgmt'].map((p) => ['named-uuid', p])],
+      other_config: map({ subnet: '10.244.0.0/24', exclude_ips: MANAGEMENT_IP }),
+    },
   });
   const udnPrefix = `${UDN.replaceAll('-', '.')}_`;
-  const udnPort = podPort(nb, UDN_POD, { 'k8s.ovn.org/nad': `${UDN_POD.namespace}/${UDN}`, 'k8s.ovn.org/network': UDN, 'k8s.ovn.org/topology': 'layer3' }, udnPrefix);
+  const udnPort = podPort(
+    nb,
+    UDN_POD,
+    { 'k8s.ovn.org/nad': `${UDN_POD.namespace}/${UDN}`, 'k8s.ovn.org/network': UDN, 'k8s.ovn.org/topology': 'layer3' },
+    udnPrefix,
+  );
   nb.operations.push({
     op: 'insert',
     table: 'Logical_Switch',
@@ -148,7 +180,12 @@ export async function startOvnkNodeDatabases(options: { ssl?: boolean } = {}): P
     async addPod(pod) {
       const add = new NorthboundTransaction();
       const port = podPort(add, pod);
-      add.operations.push({ op: 'mutate', table: 'Logical_Switch', where: [['name', '==', NODE]], mutations: [['ports', 'insert', ['set', [['named-uuid', port]]]]] });
+      add.operations.push({
+        op: 'mutate',
+        table: 'Logical_Switch',
+        where: [['name', '==', NODE]],
+        mutations: [['ports', 'insert', ['set', [['named-uuid', port]]]]],
+      });
       await dbs.nbWriter.transact('OVN_Northbound', add.operations);
     },
     async removePod(pod) {
@@ -156,7 +193,9 @@ export async function startOvnkNodeDatabases(options: { ssl?: boolean } = {}): P
         { op: 'select', table: 'Logical_Switch_Port', where: [['name', '==', `${pod.namespace}_${pod.name}`]], columns: ['_uuid'] },
       ])) as [{ rows: { _uuid: [string, string] }[] }];
       const uuid = found.rows[0]!._uuid;
-      await dbs.nbWriter.transact('OVN_Northbound', [{ op: 'mutate', table: 'Logical_Switch', where: [['name', '==', NODE]], mutations: [['ports', 'delete', ['set', [uuid]]]] }]);
+      await dbs.nbWriter.transact('OVN_Northbound', [
+        { op: 'mutate', table: 'Logical_Switch', where: [['name', '==', NODE]], mutations: [['ports', 'delete', ['set', [uuid]]]] },
+      ]);
     },
   };
 }

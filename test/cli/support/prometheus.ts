@@ -22,7 +22,14 @@ export async function startPrometheus(target: string): Promise<PrometheusServer>
   );
   const child: ChildProcess = spawn(
     'setpriv',
-    ['--pdeathsig', 'KILL', 'prometheus', `--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+    [
+      '--pdeathsig',
+      'KILL',
+      'prometheus',
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let log = '';
@@ -30,7 +37,10 @@ export async function startPrometheus(target: string): Promise<PrometheusServer>
   const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const ready = await fetch(`${base}/-/ready`).then((r) => r.ok, () => false);
+    const ready = await fetch(`${base}/-/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) break;
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`prometheus did not start:\n${log.slice(-3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));

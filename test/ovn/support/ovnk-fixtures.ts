@@ -52,7 +52,11 @@ export interface OvnkAcl {
  * external_ids for owner `ownerType`: owner-controller, owner-type, the object ids, and
  * k8s.ovn.org/id = controller:ownerType:<object id values in the type's key order>.
  */
-export function dbObjectIds(controller: string, ownerType: string, objectIds: readonly (readonly [string, string])[]): Record<string, string> {
+export function dbObjectIds(
+  controller: string,
+  ownerType: string,
+  objectIds: readonly (readonly [string, string])[],
+): Record<string, string> {
   const ids: Record<string, string> = {
     'k8s.ovn.org/owner-controller': controller,
     'k8s.ovn.org/owner-type': ownerType,
@@ -137,7 +141,12 @@ export function netpolNamespacePortGroupName(namespace: string, direction: Direc
 }
 
 /** The namespace's default-deny or ARP-allow ACL that isolates pods selected by any policy. */
-export function netpolNamespaceAcl(spec: { namespace: string; direction: Direction; type: 'defaultDeny' | 'arpAllow'; controller?: string }): OvnkAcl {
+export function netpolNamespaceAcl(spec: {
+  namespace: string;
+  direction: Direction;
+  type: 'defaultDeny' | 'arpAllow';
+  controller?: string;
+}): OvnkAcl {
   const controller = spec.controller ?? DEFAULT_NETWORK_CONTROLLER;
   const ids = dbObjectIds(controller, 'NetpolNamespace', [
     ['k8s.ovn.org/name', spec.namespace],
@@ -146,8 +155,22 @@ export function netpolNamespaceAcl(spec: { namespace: string; direction: Directi
   ]);
   const portGroup = netpolNamespacePortGroupName(spec.namespace, spec.direction, controller);
   return spec.type === 'defaultDeny'
-    ? buildAcl(ids, `NP:${spec.namespace}:${spec.direction}`, DEFAULT_DENY_PRIORITY, portGroupMatch(portGroup, '', spec.direction), 'drop', pipelineOf(spec.direction))
-    : buildAcl(ids, `NP:${spec.namespace}:${spec.direction}`, DEFAULT_ALLOW_PRIORITY, portGroupMatch(portGroup, '(arp || nd)', spec.direction), 'allow', pipelineOf(spec.direction));
+    ? buildAcl(
+        ids,
+        `NP:${spec.namespace}:${spec.direction}`,
+        DEFAULT_DENY_PRIORITY,
+        portGroupMatch(portGroup, '', spec.direction),
+        'drop',
+        pipelineOf(spec.direction),
+      )
+    : buildAcl(
+        ids,
+        `NP:${spec.namespace}:${spec.direction}`,
+        DEFAULT_ALLOW_PRIORITY,
+        portGroupMatch(portGroup, '(arp || nd)', spec.direction),
+        'allow',
+        pipelineOf(spec.direction),
+      );
 }
 
 /** The node switch's allow-from-management-port ACL (addAllowACLFromNode). */
@@ -202,7 +225,12 @@ export function namespacePortGroupName(namespace: string, controller = DEFAULT_N
 }
 
 /** The namespace's multicast allow ACLs (createMulticastAllowPolicy). */
-export function multicastNamespaceAcl(spec: { namespace: string; direction: Direction; addressSet?: string; controller?: string }): OvnkAcl {
+export function multicastNamespaceAcl(spec: {
+  namespace: string;
+  direction: Direction;
+  addressSet?: string;
+  controller?: string;
+}): OvnkAcl {
   const controller = spec.controller ?? DEFAULT_NETWORK_CONTROLLER;
   const ids = dbObjectIds(controller, 'MulticastNS', [
     ['k8s.ovn.org/name', spec.namespace],
@@ -222,12 +250,25 @@ export function multicastClusterAcl(spec: { type: 'DefaultDeny' | 'AllowInterNod
   ]);
   const portGroup = hashForOvn(`${controller}:Cluster:clusterPortGroup`);
   return spec.type === 'DefaultDeny'
-    ? buildAcl(ids, '', MCAST_DENY_PRIORITY, portGroupMatch(portGroup, '(ip4.mcast || mldv1 || mldv2 || (ip6.dst[120..127] == 0xff && ip6.dst[116] == 1))', spec.direction), 'drop', pipelineOf(spec.direction))
+    ? buildAcl(
+        ids,
+        '',
+        MCAST_DENY_PRIORITY,
+        portGroupMatch(portGroup, '(ip4.mcast || mldv1 || mldv2 || (ip6.dst[120..127] == 0xff && ip6.dst[116] == 1))', spec.direction),
+        'drop',
+        pipelineOf(spec.direction),
+      )
     : buildAcl(ids, '', MCAST_ALLOW_PRIORITY, portGroupMatch(portGroup, 'ip4.mcast', spec.direction), 'allow', pipelineOf(spec.direction));
 }
 
 /** An EgressFirewall rule: priority 10000 - rule index, a to-lport ACL on the namespace's port group. */
-export function egressFirewallAcl(spec: { namespace: string; ruleIndex: number; destination: string; action: 'allow' | 'drop'; controller?: string }): OvnkAcl {
+export function egressFirewallAcl(spec: {
+  namespace: string;
+  ruleIndex: number;
+  destination: string;
+  action: 'allow' | 'drop';
+  controller?: string;
+}): OvnkAcl {
   const controller = spec.controller ?? DEFAULT_NETWORK_CONTROLLER;
   const ids = dbObjectIds(controller, 'EgressFirewall', [
     ['k8s.ovn.org/name', spec.namespace],
@@ -315,7 +356,9 @@ export class NorthboundTransaction {
         id: spec.id ?? 1,
         set_id: spec.setId ?? 42,
         probability: spec.probability ?? 65535,
-        external_ids: ovsdbMap({ 'sample-features': spec.features ?? 'AdminNetworkPolicy,EgressFirewall,Multicast,NetworkPolicy,UDNIsolation' }),
+        external_ids: ovsdbMap({
+          'sample-features': spec.features ?? 'AdminNetworkPolicy,EgressFirewall,Multicast,NetworkPolicy,UDNIsolation',
+        }),
       },
     });
     return uuidName;
@@ -425,7 +468,11 @@ export class NorthboundTransaction {
 }
 
 /** ovn-kubernetes's per-policy port group external_ids (PortGroupNetworkPolicy ids). */
-export function networkPolicyPortGroupIds(namespace: string, policy: string, controller = DEFAULT_NETWORK_CONTROLLER): Record<string, string> {
+export function networkPolicyPortGroupIds(
+  namespace: string,
+  policy: string,
+  controller = DEFAULT_NETWORK_CONTROLLER,
+): Record<string, string> {
   return dbObjectIds(controller, 'NetworkPolicy', [['k8s.ovn.org/name', `${namespace}:${policy}`]]);
 }
 

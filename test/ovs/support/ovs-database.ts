@@ -61,9 +61,9 @@ export async function startNodeOvs(shape: NodeOvsShape = {}): Promise<NodeOvs> {
   await writer.transact('Open_vSwitch', operations);
 
   const bridgeUuid = async (name = 'br-int'): Promise<string> => {
-    const [result] = (await writer.transact('Open_vSwitch', [{ op: 'select', table: 'Bridge', where: [['name', '==', name]], columns: ['_uuid'] }])) as [
-      { rows: { _uuid: [string, string] }[] },
-    ];
+    const [result] = (await writer.transact('Open_vSwitch', [
+      { op: 'select', table: 'Bridge', where: [['name', '==', name]], columns: ['_uuid'] },
+    ])) as [{ rows: { _uuid: [string, string] }[] }];
     return result.rows[0]!._uuid[1];
   };
   return {
@@ -88,7 +88,14 @@ export async function startNodeOvs(shape: NodeOvsShape = {}): Promise<NodeOvs> {
     },
     async collectorSetRows() {
       const [result] = (await writer.transact('Open_vSwitch', [{ op: 'select', table: 'Flow_Sample_Collector_Set', where: [] }])) as [
-        { rows: { _uuid: [string, string]; id: number; local_group_id: number | ['set', number[]]; external_ids: ['map', [string, string][]] }[] },
+        {
+          rows: {
+            _uuid: [string, string];
+            id: number;
+            local_group_id: number | ['set', number[]];
+            external_ids: ['map', [string, string][]];
+          }[];
+        },
       ];
       return result.rows.map((row) => ({
         _uuid: row._uuid[1],
@@ -98,7 +105,9 @@ export async function startNodeOvs(shape: NodeOvsShape = {}): Promise<NodeOvs> {
       }));
     },
     async deleteCollectorSet(uuid) {
-      await writer.transact('Open_vSwitch', [{ op: 'delete', table: 'Flow_Sample_Collector_Set', where: [['_uuid', '==', ['uuid', uuid]]] }]);
+      await writer.transact('Open_vSwitch', [
+        { op: 'delete', table: 'Flow_Sample_Collector_Set', where: [['_uuid', '==', ['uuid', uuid]]] },
+      ]);
     },
     async stop() {
       await writer.close();

@@ -23,9 +23,23 @@ export async function vswitchSchemaPath(): Promise<string> {
     // The same apt state and lock as the OVN schemas: test files run in parallel processes.
     // trixie ships the schema in openvswitch-switch (not openvswitch-common); bookworm's 3.1 has no local_group_id.
     const fetch = join(__dirname, '..', '..', 'support', 'fetch-ovn-schemas.sh');
-    await run('flock', [join(cache, 'apt.lock'), 'sh', fetch, join(cache, 'apt-trixie'), dir, OVS_SCHEMA_RELEASE, 'trixie', 'openvswitch-switch', '/usr/share/openvswitch/vswitch.ovsschema'], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    await run(
+      'flock',
+      [
+        join(cache, 'apt.lock'),
+        'sh',
+        fetch,
+        join(cache, 'apt-trixie'),
+        dir,
+        OVS_SCHEMA_RELEASE,
+        'trixie',
+        'openvswitch-switch',
+        '/usr/share/openvswitch/vswitch.ovsschema',
+      ],
+      {
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr ?? '';
     throw new Error(
