@@ -117,6 +117,7 @@ std::vector<sock_filter> build_group_filter(uint16_t family_id, const std::vecto
   p.add(BPF_ALU | BPF_OR | BPF_X, 0);
   p.jump(BPF_JGE, 8, L::kNext, L::kPass);
   // 6. No second SAMPLE_GROUP after it (userspace calls such a message malformed).
+  // NOLINTNEXTLINE(misc-redundant-expression): BPF_ADD and BPF_K are both 0, spelled out as the instruction reads.
   p.add(BPF_ALU | BPF_ADD | BPF_K, 3);
   p.add(BPF_ALU | BPF_AND | BPF_K, ~uint32_t{3});
   p.add(BPF_LDX | BPF_MEM, kGroupAttributeOffset);

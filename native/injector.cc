@@ -50,7 +50,7 @@ void Injector::close() {
   fd_ = -1;
 }
 
-int Injector::send(const uint8_t* message, size_t length) {
+int Injector::send(const uint8_t* message, size_t length) const {
   if (fd_ < 0) return EBADF;
   sockaddr_nl to{};
   to.nl_family = AF_NETLINK;

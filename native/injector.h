@@ -19,7 +19,7 @@ class Injector {
                                         SetupError& error);
   ~Injector();
   // 0, or the errno of a failed send.
-  int send(const uint8_t* message, size_t length);
+  int send(const uint8_t* message, size_t length) const;
   void close();
 
  private:

@@ -2,7 +2,8 @@
 
 #include <dirent.h>
 
-#include <cstdlib>
+#include <charconv>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -79,13 +80,15 @@ std::vector<ThreadCredentials> read_thread_credentials() {
   std::vector<ThreadCredentials> threads;
   DIR* dir = opendir("/proc/self/task");
   if (dir == nullptr) return threads;
+  // NOLINTNEXTLINE(concurrency-mt-unsafe): the DIR stream is this call's own, which makes glibc's readdir safe.
   while (dirent* entry = readdir(dir)) {
     if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
     std::ifstream file(std::string("/proc/self/task/") + entry->d_name + "/status");
     std::stringstream text;
     text << file.rdbuf();
     ThreadCredentials thread;
-    thread.tid = static_cast<pid_t>(std::atoi(entry->d_name));
+    const char* name_end = entry->d_name + std::strlen(entry->d_name);
+    if (std::from_chars(entry->d_name, name_end, thread.tid).ptr != name_end) continue;
     if (file && parse_thread_status(text.str(), thread)) threads.push_back(std::move(thread));
   }
   closedir(dir);

@@ -16,7 +16,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'src', 'native', 'abi.generated.ts');
 const require = createRequire(import.meta.url);
 
-const { littleEndian: _hostOrder, ...abi } = require('node-gyp-build')(root).abi;
+const abi = { ...require('node-gyp-build')(root).abi };
+delete abi.littleEndian;
 
 const offsets = (fields) => Object.fromEntries(fields.map((f) => [f.name, f.offset]));
 const constObject = (value) =>

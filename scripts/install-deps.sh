@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(
   g++ make python3           # node-gyp
   cmake clang                # the parser's native tests and fuzzer (cmake-js path)
+  clang-format clang-tidy    # npm run lint: native/'s formatter and linter
   iproute2 util-linux        # netns tests, setpriv for the unprivileged test
   libcap2-bin                # setcap: the file-capability test (test/kernel/privileges.test.ts)
   openvswitch-common openssl # ovsdb-server and ovsdb-tool for the OVSDB/OVN tests, PKI for ssl remotes

@@ -32,8 +32,9 @@ TEST_CASE("packet_json: the OVS capture's ARP request") {
   parse_datagram(fixture->bytes.data(), fixture->bytes.size(), 0, messages, stats);
   if (!CHECK_EQ(messages.size(), size_t{1})) return;
   const Message& m = messages[0];
-  const std::vector<uint8_t> data(fixture->bytes.begin() + static_cast<std::ptrdiff_t>(m.data.offset),
-                                  fixture->bytes.begin() + static_cast<std::ptrdiff_t>(m.data.offset + m.data.length));
+  const std::vector<uint8_t> data(
+      fixture->bytes.begin() + static_cast<std::ptrdiff_t>(m.data.offset),
+      fixture->bytes.begin() + static_cast<std::ptrdiff_t>(m.data.offset) + static_cast<std::ptrdiff_t>(m.data.length));
   CHECK_EQ(
       json_of(data, m.proto),
       std::string("{\"link\":\"ethernet\",\"length\":42,\"etherType\":2054,\"truncated\":false,"

@@ -61,7 +61,7 @@ function table(rows: readonly (readonly string[])[]): string {
     .join('\n');
 }
 
-async function withOvs<T>(flags: CollectorFlags, use: (ovs: LocalOvs, log: Logger) => Promise<T>): Promise<T> {
+async function withOvs<T>(flags: CollectorFlags, use: (ovs: LocalOvs, log: Logger) => T | Promise<T>): Promise<T> {
   const log = createLogger({
     level: flags.logLevel === undefined ? 'info' : parseLogLevel(flags.logLevel),
     ...(flags.logFormat === undefined ? {} : { format: flags.logFormat }),
@@ -154,7 +154,7 @@ Examples:
   common(collector.command('list'), false)
     .description("list the collector sets and whether --bridge's datapath can emit psample samples")
     .action(async (flags: CollectorFlags) => {
-      await withOvs(flags, async (ovs) => {
+      await withOvs(flags, (ovs) => {
         const sets = collectorSets(ovs);
         const support = psampleSupport(ovs, flags.bridge);
         if (flags.format === 'json') {

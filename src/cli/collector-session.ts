@@ -43,7 +43,7 @@ function describe(set: CollectorSetInfo): string {
 export async function startCollectorSession(options: CollectorSessionOptions, log: Logger): Promise<CollectorSession> {
   const required = options.db !== undefined || options.addOvsCollector || (!options.injected && options.groups.length === 0);
   const useful = !options.injected && existsSync(DEFAULT_OVS_REMOTE.slice('unix:'.length));
-  const none: CollectorSession = { groups: options.groups, ovs: undefined, close: async () => undefined };
+  const none: CollectorSession = { groups: options.groups, ovs: undefined, close: () => Promise.resolve() };
   if (!required && !useful) return none;
   let ovs: LocalOvs;
   try {

@@ -78,7 +78,7 @@ export async function decodeWithOvn(
 ): Promise<OvnSampleEvent[]> {
   return withOvnDecoder(options, (decoder) =>
     Promise.all(
-      cookies.map((cookie) => {
+      cookies.map(async (cookie) => {
         const ids = cookie instanceof Uint8Array ? observationIdsFromCookie(cookie) : cookie;
         return ids === undefined ? decoder.decodeCookie(cookie as Uint8Array) : decoder.decodeWithDetails(ids.obsDomainId, ids.obsPointId);
       }),

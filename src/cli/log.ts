@@ -35,7 +35,7 @@ function textDestination(): DestinationStream {
         .map(([key, value]) => `${key}=${fieldText(value)}`);
       writeSync(
         2,
-        `ovn-psample: ${level === '' ? '' : `${level}: `}${String(record.msg ?? '')}${fields.length > 0 ? ` (${fields.join(' ')})` : ''}\n`,
+        `ovn-psample: ${level === '' ? '' : `${level}: `}${typeof record.msg === 'string' ? record.msg : ''}${fields.length > 0 ? ` (${fields.join(' ')})` : ''}\n`,
       );
     },
   };

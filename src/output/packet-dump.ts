@@ -23,7 +23,7 @@ export function packetDump(packet: DecodedPacket, sample: PsampleMessage): strin
   if (packet.network !== undefined) lines.push(`- Layer ${layer++} = ${packet.network.kind.toUpperCase()}\t${fields(packet.network)}`);
   if (packet.transport !== undefined)
     lines.push(`- Layer ${layer++} = ${packet.transport.kind.toUpperCase()}\t${fields(packet.transport)}`);
-  if (packet.unknown !== undefined) lines.push(`- Layer ${layer++} = Unknown\t${fields(packet.unknown)}`);
+  if (packet.unknown !== undefined) lines.push(`- Layer ${layer} = Unknown\t${fields(packet.unknown)}`);
   if (packet.truncated) lines.push(`- truncated in ${packet.truncatedLayer ?? 'a header'}`);
   if (packet.malformed !== undefined) lines.push(`- malformed ${packet.malformed.layer}: ${packet.malformed.reason}`);
   return lines.join('\n');

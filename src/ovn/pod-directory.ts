@@ -153,7 +153,7 @@ export class PodDirectory {
     const answer = this.unknown(network, ip);
     if (this.missCount < MAX_REMEMBERED_MISSES) {
       let addresses = this.misses.get(key);
-      if (addresses === undefined) this.misses.set(key, (addresses = new Map()));
+      if (addresses === undefined) this.misses.set(key, (addresses = new Map<string, Endpoint>()));
       addresses.set(ip, answer);
       this.missCount++;
     }
@@ -212,7 +212,7 @@ export class PodDirectory {
       if (entry === undefined) continue;
       this.indexed.set(uuid, entry);
       let addresses = this.byNetwork.get(entry.network);
-      if (addresses === undefined) this.byNetwork.set(entry.network, (addresses = new Map()));
+      if (addresses === undefined) this.byNetwork.set(entry.network, (addresses = new Map<string, Endpoint>()));
       for (const endpoint of entry.endpoints) addresses.set(endpoint.ip, endpoint);
     }
     this.dirty.clear();

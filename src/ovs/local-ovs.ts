@@ -55,7 +55,7 @@ export class LocalOvs {
 
   /** The single Open_vSwitch row (absent until ovs-vsctl init has run). */
   root(): Row | undefined {
-    return this.cache.table('Open_vSwitch').values().next().value;
+    return this.cache.table('Open_vSwitch').values().next().value as Row | undefined;
   }
 
   transact(operations: readonly unknown[]): Promise<unknown[]> {

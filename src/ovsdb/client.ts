@@ -22,6 +22,9 @@ import { qualifyServer, type ServerWatch } from './server-qualification';
 import { SessionLoop, type SessionStatus } from './session-loop';
 import { endpointsOf, type SslOptions } from './transport';
 
+/** An RFC 7047 error or details member: a string, or whatever a nonconforming server sent. */
+const jsonText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
 export type { OvsdbResync, OvsdbResyncReason } from './monitor-set';
 
 export interface OvsdbClientOptions {
@@ -197,7 +200,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     if (!Array.isArray(result) || !result.every((name) => typeof name === 'string')) {
       throw new OvsdbProtocolError('The list_dbs reply is not an array of names; the server does not follow RFC 7047.');
     }
-    return result as string[];
+    return result;
   }
 
   async getSchema(database: string): Promise<DatabaseSchema> {
@@ -221,11 +224,11 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
       const { error, details } = results[failed] as { error: unknown; details?: unknown };
       const where = failed < operations.length ? `operation ${failed}` : 'the commit';
       throw new OvsdbTransactionError(
-        `The transaction on ${database} failed at ${where}: ${String(error)}${details === undefined ? '' : ` (${String(details)})`}. Nothing was committed; fix the operation and retry.`,
+        `The transaction on ${database} failed at ${where}: ${jsonText(error)}${details === undefined ? '' : ` (${jsonText(details)})`}. Nothing was committed; fix the operation and retry.`,
         results,
       );
     }
-    return results;
+    return results as unknown[];
   }
 
   /**
@@ -300,7 +303,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
       this.report(new OvsdbProtocolError(`The server sent a "${method}" notification this client does not use; ignored.`));
       return;
     }
-    const monitorId = Array.isArray(params) ? params[0] : undefined;
+    const monitorId: unknown = Array.isArray(params) ? (params[0] as unknown) : undefined;
     this.report(
       new OvsdbProtocolError(
         `The server sent an "${method}" notification for monitor ${JSON.stringify(monitorId)}, which no cache here uses (or is malformed); ignored.`,

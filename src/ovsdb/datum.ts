@@ -96,8 +96,8 @@ export function valuesEqual(a: Value, b: Value): boolean {
     if (a.length !== b.length) {
       return false;
     }
-    const elements = new Set<Atom>(a);
-    return b.every((element) => elements.has(element));
+    const elements = new Set<Atom>(a as readonly Atom[]);
+    return (b as readonly Atom[]).every((element) => elements.has(element));
   }
   if (a instanceof Map && b instanceof Map) {
     if (a.size !== b.size) {
@@ -113,18 +113,21 @@ export function valuesEqual(a: Value, b: Value): boolean {
   return false;
 }
 
+/** Array.isArray types a readonly Atom[] as any[]. */
+const isAtomList = (value: Value): value is readonly Atom[] => Array.isArray(value);
+
 /** The atoms a column value holds: what a secondary index files the row under. */
 export function indexKeys(value: Value): readonly Atom[] {
   if (value === undefined) {
     return EMPTY_SET;
   }
-  if (Array.isArray(value)) {
-    return value as readonly Atom[];
+  if (isAtomList(value)) {
+    return value;
   }
-  if (value instanceof Map) {
+  if (typeof value === 'object') {
     return [...value.keys()];
   }
-  return [value as Atom];
+  return [value];
 }
 
 function toggle(current: readonly Atom[], diff: readonly Atom[]): Atom[] {
@@ -140,7 +143,7 @@ function toggle(current: readonly Atom[], diff: readonly Atom[]): Atom[] {
 function setElements(json: unknown, column: ColumnSchema, pool: ValuePool, shared: boolean): Atom[] {
   const share = shared || column.type.key.enum !== undefined;
   if (Array.isArray(json) && json[0] === 'set') {
-    const elements = json[1];
+    const elements: unknown = json[1];
     if (!Array.isArray(elements)) {
       throw malformed(column, '["set", [atoms]]');
     }

@@ -54,7 +54,7 @@ export class MonitorSet {
     const subscription = new MonitorSubscription(database, cache, `${database}#${this.nextMonitorId++}`, methods, {
       reportListenerError: (error: OvsdbListenerError) => this.hooks.report(error),
       // Deferred: the divergence is found while an update is applied, inside the session's dispatch.
-      diverged: (diverging) => queueMicrotask(() => this.reload(diverging, 'inconsistent')),
+      diverged: (diverging) => queueMicrotask(() => void this.reload(diverging, 'inconsistent')),
     });
     return new Promise<void>((resolve, reject) => {
       const watch: Watch = { subscription, synced: false, resolve, reject };
@@ -112,7 +112,7 @@ export class MonitorSet {
   /** Routes an update or a monitor_canceled notification; false when no monitor here owns it. */
   handle(session: JsonRpcSession, method: string, params: unknown): boolean {
     if (method === 'monitor_canceled') {
-      const id = Array.isArray(params) ? params[0] : undefined;
+      const id: unknown = Array.isArray(params) ? (params[0] as unknown) : undefined;
       const watch = this.watches.find(({ subscription }) => subscription.canceledByServer(session, id));
       if (watch !== undefined) {
         void this.reload(watch.subscription, 'schema-changed');
@@ -124,7 +124,7 @@ export class MonitorSet {
         return true;
       }
     }
-    const id = Array.isArray(params) ? params[0] : undefined;
+    const id: unknown = Array.isArray(params) ? (params[0] as unknown) : undefined;
     return typeof id === 'string' && this.cancelling.has(id);
   }
 

@@ -16,7 +16,7 @@ export class SampleIterator implements AsyncIterableIterator<PsampleSample> {
   head = 0;
   waiter: Waiter | undefined;
   done = false;
-  failure: unknown;
+  failure: Error | undefined;
 
   constructor(private readonly owner: IteratorOwner) {}
 
@@ -34,7 +34,7 @@ export class SampleIterator implements AsyncIterableIterator<PsampleSample> {
     }
   }
 
-  finish(failure?: unknown): void {
+  finish(failure?: Error): void {
     this.done = true;
     this.failure = failure;
     const waiter = this.waiter;

@@ -7,14 +7,14 @@ const DEFAULT_QUEUE_CAPACITY = 262_144;
 
 function integerIn(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidOptionError(`${name} must be an integer from ${min} to ${max}, got ${String(value)}`);
+    throw new InvalidOptionError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value) ?? typeof value}`);
   }
   return value;
 }
 
 function flag(name: string, value: unknown): boolean {
   if (value !== undefined && typeof value !== 'boolean') {
-    throw new InvalidOptionError(`${name} must be true or false, got ${String(value)}`);
+    throw new InvalidOptionError(`${name} must be true or false, got ${JSON.stringify(value) ?? typeof value}`);
   }
   return value ?? false;
 }

@@ -12,7 +12,7 @@ function principal(name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < 2 ** 32 - 1) return String(value);
   if (typeof value === 'string' && /^[^\0:\s]+$/.test(value)) return value;
-  throw new InvalidOptionError(`${name} must be a user or group name or a numeric id, got ${String(value)}`);
+  throw new InvalidOptionError(`${name} must be a user or group name or a numeric id, got ${JSON.stringify(value) ?? typeof value}`);
 }
 
 /** Checks a dropPrivileges option (before anything is opened); undefined: keep every privilege. */

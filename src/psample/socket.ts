@@ -163,8 +163,9 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     return iterator;
   }
 
-  async [asyncDispose](): Promise<void> {
+  [asyncDispose](): Promise<void> {
     this.close();
+    return Promise.resolve();
   }
 
   /** @internal */

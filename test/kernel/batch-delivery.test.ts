@@ -103,7 +103,7 @@ it('batch comes before its samples one by one, to listeners and iterators alike'
   socket.on('sample', (sample) => events.push(`sample ${sample.groupSeq}`));
   const iterated: number[] = [];
   void (async () => {
-    for await (const sample of socket!) iterated.push(sample.groupSeq);
+    for await (const sample of socket) iterated.push(sample.groupSeq);
   })();
   const sent = await sendFromWorker(ns.name, GROUP, burst(300));
   await waitFor(() => iterated.length === sent, 10_000, 'all samples');

@@ -73,7 +73,7 @@ async function startThreads() {
 function runChild(prefix: readonly string[], body: string, node = process.execPath): Promise<ChildOutput> {
   return new Promise((resolve, reject) => {
     const [command, ...args] = [...prefix, node, '-e', CHILD_PRELUDE + body];
-    const child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

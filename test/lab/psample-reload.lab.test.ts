@@ -170,7 +170,7 @@ function startStoppableListener(): {
   const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
   const lines: ListenerLine[] = [];
   const waiters = new Set<() => void>();
-  createInterface({ input: child.stdout! }).on('line', (text) => {
+  createInterface({ input: child.stdout }).on('line', (text) => {
     lines.push(JSON.parse(text) as ListenerLine);
     for (const waiter of waiters) waiter();
   });

@@ -2,16 +2,11 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addCollector, releaseCollector, removeCollector } from '../../src/ovs/collector';
+import { addCollector, releaseCollector } from '../../src/ovs/collector';
 import { CollectorWatch } from '../../src/ovs/collector-watch';
 import { collectorSets } from '../../src/ovs/collector-set';
 import { LocalOvs } from '../../src/ovs/local-ovs';
-import {
-  OvsBridgeNotFoundError,
-  OvsCollectorConflictError,
-  OvsPsampleUnsupportedError,
-  OvsSchemaUnsupportedError,
-} from '../../src/ovs/errors';
+import { OvsBridgeNotFoundError, OvsPsampleUnsupportedError, OvsSchemaUnsupportedError } from '../../src/ovs/errors';
 import { OvsdbServer } from '../support/ovsdb-server';
 import { runCli } from '../support/cli';
 import { eventually } from '../ovn/support/ovn-databases';
@@ -117,7 +112,7 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
     const [a, b] = [await open(node), await open(node)];
     const claims = await Promise.all([addCollector(a, { group: 5 }), addCollector(b, { group: 6 })]);
     expect(claims.map((claim) => claim.owned).sort()).toEqual([false, true]);
-    expect(claims[0]!.group).toBe(claims[1]!.group);
+    expect(claims[0].group).toBe(claims[1].group);
     expect(await node.collectorSetRows()).toHaveLength(1);
   });
 

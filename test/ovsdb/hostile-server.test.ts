@@ -34,15 +34,16 @@ class HostileServer {
   }
 
   static async start(kind: 'unix' | 'tcp', behaviour: Behaviour, path?: string): Promise<HostileServer> {
+    // eslint-disable-next-line prefer-const -- assigned once the server listens; read by its connection callback
     let hostile!: HostileServer;
     const server = createServer((socket) => {
       const index = hostile.connections.push(socket) - 1;
       hostile.written[index] = 0;
       const write = socket.write.bind(socket);
-      socket.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      socket.write = (chunk: string | Uint8Array, ...rest: never[]) => {
         hostile.written[index]! += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
         return write(chunk, ...rest);
-      }) as Socket['write'];
+      };
       socket.on('error', () => undefined);
       // The client hanging up mid-behaviour is what these tests provoke.
       Promise.resolve(behaviour(socket, requests(socket))).catch(() => socket.destroy());

@@ -80,7 +80,7 @@ export function cacheContent(cache: TableCache): Record<string, unknown[]> {
           ]),
         ),
       )
-      .sort((a, b) => String(a._uuid).localeCompare(String(b._uuid)));
+      .sort((a, b) => (a._uuid as string).localeCompare(b._uuid as string));
   }
   return content;
 }
@@ -95,7 +95,7 @@ export interface NbServerFixture {
 }
 
 /** A standalone NB ovsdb-server with the real OVN schema for one test file, seeded by `seed`, stopped after it. */
-export function useNbServer(seed: (writer: OvsdbClient) => Promise<unknown> = async () => undefined): NbServerFixture {
+export function useNbServer(seed: (writer: OvsdbClient) => Promise<unknown> = () => Promise.resolve()): NbServerFixture {
   const fixture = { clients: [] as OvsdbClient[] } as NbServerFixture;
   beforeAll(async () => {
     const { nb } = await ovnSchemaPaths();

@@ -26,7 +26,7 @@ describe('a mirror that diverged from the server (real ovsdb-server, OVN 25.03 N
       reader.on('resync', (resync) => resyncs.push(resync));
 
       // Behind the monitor's back: the cache loses an ACL the server still has.
-      const victim = [...cache.table('ACL').values()].find((acl) => String(acl.match).includes(`@pg_${method} `))!;
+      const victim = [...cache.table('ACL').values()].find((acl) => (acl.match as string).includes(`@pg_${method} `))!;
       cache.applyUpdate2({ ACL: { [victim._uuid]: { delete: null } } });
       expect(cache.table('ACL').get(victim._uuid)).toBeUndefined();
 

@@ -67,7 +67,7 @@ const decodedEvent: OvnSampleEvent = Object.freeze({
   message: 'Dropped by network policy "deny-all" in namespace shop — ünïcode\tand \\',
   action: 'drop',
   datapath: Object.freeze({ key: 3, switch: 'worker-1', network: 'default' }),
-}) as OvnSampleEvent;
+});
 const pod: Endpoint = Object.freeze({
   kind: 'pod',
   ip: '10.244.1.5',

@@ -101,7 +101,7 @@ const arbitraryMessage: fc.Arbitrary<PsampleMessage> = fc.record(
     tunnel: fc.constant(everyAttributeSample.tunnel),
   },
   { requiredKeys: ['command', 'group', 'groupSeq', 'iifindex', 'origSize', 'rate', 'probability', 'timestampNs', 'proto', 'data'] },
-) as fc.Arbitrary<PsampleMessage>;
+);
 
 describe('sampleJson', () => {
   const messages = [

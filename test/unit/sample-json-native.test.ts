@@ -186,7 +186,7 @@ describe.each(['json', 'text'] as const)('LineRenderer(%s) at its boundary', (fo
           for (const [at, value] of changes) bytes[at] = value;
           const stop = renderer.render(bytes.buffer, count, 0, 0, host | FLAG.samplesOnly, Infinity, out, 0, state);
           expect([STOP.end, STOP.malformed, STOP.missingEvent]).toContain(stop);
-          const text = out.subarray(0, state[STATE.outEnd]!).toString();
+          const text = out.subarray(0, state[STATE.outEnd]).toString();
           const lines = text.split('\n').slice(0, -1);
           expect(lines.length).toBe(state[STATE.lines]);
           for (const line of lines) {
@@ -214,13 +214,13 @@ describe.each(['json', 'text'] as const)('LineRenderer(%s) at its boundary', (fo
     renderer.setEvent(0x2b000003, 1012, event(1));
     expect(render()).toBe(STOP.end);
     expect(state[STATE.lines]).toBe(2);
-    expect(out.subarray(0, state[STATE.outEnd]!).toString().match(ending(1))).toHaveLength(2);
+    expect(out.subarray(0, state[STATE.outEnd]).toString().match(ending(1))).toHaveLength(2);
     renderer.clearEvents();
     expect(render()).toBe(STOP.missingEvent);
     expect([state[STATE.nextIndex], state[STATE.nextOffset], state[STATE.lines], state[STATE.outEnd]]).toEqual([0, 0, 0, 0]);
     renderer.setEvent(0x2b000003, 1012, event(2));
     expect(render()).toBe(STOP.end);
-    expect(out.subarray(0, state[STATE.outEnd]!).toString().match(ending(2))).toHaveLength(2);
+    expect(out.subarray(0, state[STATE.outEnd]).toString().match(ending(2))).toHaveLength(2);
   });
 
   it('stops when out of room, writing only whole lines and saying how much the next one needs', () => {

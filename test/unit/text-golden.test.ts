@@ -103,7 +103,7 @@ describe('sample text golden lines', () => {
   it("an event's line breaks and escape sequences are written as escapes: a database name cannot forge a line or drive the terminal", () => {
     const sample = samples()[0]!;
     const event = { ...goldenEvents[1]!, message: 'Allowed by network policy "a\nforged line" \u001b[31mred\u001b[0m\r\tend\u007f' };
-    const line = formatSample(sample, 'text', event as (typeof goldenEvents)[1]);
+    const line = formatSample(sample, 'text', event);
     expect(line).not.toMatch(/[\n\r\u001b\u007f]/);
     expect(line).toMatch(/ \| Allowed by network policy "a\\nforged line" \\x1b\[31mred\\x1b\[0m\\r\tend\\x7f$/);
   });

@@ -79,7 +79,7 @@ export function peakRssMb(pid) {
  */
 export function netlinkSockets(pid) {
   const inodes = new Set();
-  let fds = [];
+  let fds;
   try {
     fds = readdirSync(`/proc/${pid}/fd`);
   } catch {

@@ -26,11 +26,11 @@ export function startCli(args: readonly string[], options: { env?: NodeJS.Proces
   const records: Record<string, unknown>[] = [];
   const waiters = new Set<() => void>();
   const chunks: Buffer[] = [];
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => {
     if (options.binaryStdout === true) chunks.push(d);
     else stdout += d.toString();
   });
-  child.stderr!.on('data', (d: Buffer) => {
+  child.stderr.on('data', (d: Buffer) => {
     const before = stderr.lastIndexOf('\n') + 1;
     stderr += d.toString();
     for (const line of stderr.slice(before, stderr.lastIndexOf('\n') + 1).split('\n')) {
