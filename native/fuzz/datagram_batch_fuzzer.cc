@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "../datagram_policy.h"
 #include "../tests/batch_readback.h"
 #include "datagram_batch_input.h"
+#include "socket/datagram_policy.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "../genl_family.h"
+#include "wire/genl_family.h"
 
 namespace {
 

@@ -12,10 +12,10 @@
 #include <cstring>
 #include <vector>
 
-#include "../group_filter.h"
 #include "../tests/cbpf.h"
 #include "../tests/filter_oracle.h"
 #include "../tests/netlink_builder.h"
+#include "socket/group_filter.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "../psample_parser.h"
 #include "../tests/fixtures.h"
 #include "../tests/netlink_builder.h"
 #include "datagram_batch_input.h"
+#include "wire/psample_parser.h"
 
 namespace {
 

@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <string>
 
-#include "../packet_json.h"
-#include "../packet_text.h"
 #include "../tests/strict_json.h"
+#include "packet/packet_json.h"
+#include "packet/packet_text.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../psample_parser.h"
+#include "wire/psample_parser.h"
 
 namespace {
 

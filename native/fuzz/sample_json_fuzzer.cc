@@ -24,10 +24,10 @@
 #include <string_view>
 #include <vector>
 
-#include "../psample_parser.h"
-#include "../sample_batch.h"
-#include "../sample_lines.h"
 #include "datagram_batch_input.h"
+#include "render/sample_lines.h"
+#include "wire/psample_parser.h"
+#include "wire/sample_batch.h"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <cstdio>
 #include <thread>
 
-#include "../psample_socket.h"
 #include "../tests/netlink_builder.h"
 #include "private_netns.h"
+#include "socket/psample_socket.h"
 
 namespace {
 

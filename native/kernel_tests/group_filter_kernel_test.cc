@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "../group_filter.h"
 #include "../tests/cbpf.h"
 #include "../tests/filter_oracle.h"
 #include "../tests/fixtures.h"
 #include "../tests/random_datagrams.h"
 #include "private_netns.h"
+#include "socket/group_filter.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270

@@ -21,10 +21,10 @@
 #include <thread>
 #include <vector>
 
-#include "../injector.h"
-#include "../reader.h"
 #include "../tests/netlink_builder.h"
 #include "private_netns.h"
+#include "socket/injector.h"
+#include "socket/reader.h"
 
 namespace {
 

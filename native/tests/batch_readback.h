@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "../batch_layout.h"
-#include "../psample_parser.h"
+#include "wire/batch_layout.h"
+#include "wire/psample_parser.h"
 
 namespace ovnpsample::testing {
 

@@ -4,10 +4,10 @@
 #include <memory>
 #include <vector>
 
-#include "../datagram_policy.h"
 #include "batch_readback.h"
 #include "check.h"
 #include "netlink_builder.h"
+#include "socket/datagram_policy.h"
 
 namespace ovnpsample::testing {
 namespace {

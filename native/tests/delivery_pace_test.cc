@@ -2,8 +2,8 @@
 #include <chrono>
 #include <cstdint>
 
-#include "../delivery_pace.h"
 #include "check.h"
+#include "socket/delivery_pace.h"
 
 namespace ovnpsample::testing {
 namespace {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "../group_filter.h"
-#include "../psample_parser.h"
+#include "socket/group_filter.h"
+#include "wire/psample_parser.h"
 
 namespace ovnpsample::testing {
 

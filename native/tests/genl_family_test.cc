@@ -10,8 +10,8 @@
 
 #include "check.h"
 #include "fixtures.h"
-#include "genl_family.h"
 #include "netlink_builder.h"
+#include "wire/genl_family.h"
 
 namespace ovnpsample::testing {
 namespace {

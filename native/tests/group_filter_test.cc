@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <string>
 
-#include "../group_filter.h"
 #include "cbpf.h"
 #include "check.h"
 #include "filter_oracle.h"
@@ -14,6 +13,7 @@
 #include "netlink_builder.h"
 #include "parse_exact.h"
 #include "random_datagrams.h"
+#include "socket/group_filter.h"
 
 namespace ovnpsample::testing {
 namespace {

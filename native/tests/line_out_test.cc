@@ -7,14 +7,14 @@
 #include <string_view>
 #include <vector>
 
-#include "../batch_layout.h"
-#include "../decimal.h"
-#include "../line_out.h"
-#include "../psample_parser.h"
-#include "../sample_batch.h"
-#include "../sample_lines.h"
 #include "check.h"
 #include "netlink_builder.h"
+#include "render/decimal.h"
+#include "render/line_out.h"
+#include "render/sample_lines.h"
+#include "wire/batch_layout.h"
+#include "wire/psample_parser.h"
+#include "wire/sample_batch.h"
 
 namespace ovnpsample::testing {
 namespace {

@@ -2,9 +2,9 @@
 #include <memory>
 #include <vector>
 
-#include "../nla.h"
 #include "check.h"
 #include "netlink_builder.h"
+#include "wire/nla.h"
 
 namespace ovnpsample::testing {
 namespace {

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "../packet_json.h"
-#include "../psample_parser.h"
 #include "check.h"
 #include "fixtures.h"
+#include "packet/packet_json.h"
 #include "strict_json.h"
+#include "wire/psample_parser.h"
 
 namespace ovnpsample::testing {
 namespace {

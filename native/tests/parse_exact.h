@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "../psample_parser.h"
 #include "netlink_builder.h"
+#include "wire/psample_parser.h"
 
 namespace ovnpsample::testing {
 

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
-#include "../psample_parser.h"
 #include "netlink_builder.h"
+#include "wire/psample_parser.h"
 
 namespace ovnpsample::testing {
 

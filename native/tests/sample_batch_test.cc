@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "../batch_layout.h"
-#include "../sample_batch.h"
 #include "check.h"
+#include "wire/batch_layout.h"
+#include "wire/sample_batch.h"
 
 namespace ovnpsample::testing {
 namespace {

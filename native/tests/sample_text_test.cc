@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "../batch_layout.h"
-#include "../packet_text.h"
-#include "../psample_parser.h"
-#include "../sample_batch.h"
-#include "../sample_lines.h"
 #include "check.h"
 #include "fixtures.h"
+#include "packet/packet_text.h"
+#include "render/sample_lines.h"
+#include "wire/batch_layout.h"
+#include "wire/psample_parser.h"
+#include "wire/sample_batch.h"
 
 namespace ovnpsample::testing {
 namespace {

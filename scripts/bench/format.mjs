@@ -6,7 +6,7 @@
 // like the decoder's (frozen, one per cookie, ~1 KB of JSON with a non-ASCII name), are
 // formatted line by line (formatSample(): one native call a sample, the strings joined and UTF-8
 // encoded as the write does; how `decode` goes) and as a batch (SampleLines: one native call
-// for the whole batch, native/sample_lines.cc, the events from its table; what `listen` does), in alternating rounds because other work shares the machine, each after a full
+// for the whole batch, native/render/sample_lines.cc, the events from its table; what `listen` does), in alternating rounds because other work shares the machine, each after a full
 // garbage collection; medians are compared. Both must produce the same bytes. (On the same host,
 // before the TypeScript line builders went: a string a batch 3731 ns, SampleJsonWriter 2867 ns,
 // SampleJsonLines 748 ns a sample.)

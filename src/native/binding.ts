@@ -4,7 +4,7 @@ import nodeGypBuild from 'node-gyp-build';
 import type { PrivilegeDropReport } from '../psample/types';
 import { ABI_SOURCE } from './abi.generated';
 
-/** Shapes of the C++ addon (native/addon.cc); src/psample talks to it, and src/packet for packetJson. */
+/** Shapes of the C++ addon (native/napi/addon.cc); src/psample talks to it, and src/packet for packetJson. */
 export interface NativeReaderOptions {
   protocol: 'kernel' | 'generic' | 'usersock';
   familyId?: number;
@@ -15,7 +15,7 @@ export interface NativeReaderOptions {
   listenAllNsid: boolean;
   receiveBufferBytes: number;
   queueCapacity: number;
-  /** While samples flow, hand them over this often; absent: the adaptive interval (native/delivery_pace.h). */
+  /** While samples flow, hand them over this often; absent: the adaptive interval (native/socket/delivery_pace.h). */
   deliveryIntervalUs?: number;
 }
 
@@ -29,7 +29,7 @@ export interface NativeReaderInfo {
   lastGapMs?: number;
 }
 
-/** Flattened batches: [buffer, count, buffer, count, ...] (native/batch_layout.h). */
+/** Flattened batches: [buffer, count, buffer, count, ...] (native/wire/batch_layout.h). */
 export type NativeBatches = Array<ArrayBuffer | number>;
 
 export interface NativeReader {
@@ -50,8 +50,8 @@ export interface NativeInjector {
 }
 
 /**
- * native/addon_render.cc: renders the lines of batch records in one format (native/sample_lines.h:
- * JSON, native/sample_json.h; text, native/sample_text.h).
+ * native/napi/addon_render.cc: renders the lines of batch records in one format (native/render/sample_lines.h:
+ * JSON, native/render/sample_json.h; text, native/render/sample_text.h).
  */
 export interface NativeLineRenderer {
   /** The event of the samples whose 8-byte OVS cookie holds these ids, as the format writes it (JSON: the object; text: ` | message`). */
@@ -108,11 +108,11 @@ interface Addon {
   NativeInjector: new (options: { protocol: 'generic' | 'usersock'; groupId: number; netns?: string }) => NativeInjector;
   /** Parses one datagram; fills `stats` with what the parser counted. */
   decode(bytes: Uint8Array, familyId: number, stats: Float64Array): [ArrayBuffer, number];
-  /** native/privileges.h: gives up privileges in every thread, or throws a coded error. */
+  /** native/privileges/privileges.h: gives up privileges in every thread, or throws a coded error. */
   dropPrivileges(request: { user?: string; group?: string }): PrivilegeDropReport;
-  /** native/packet_json.h: the decoded packet's JSON; a TypeError for data that is no Uint8Array or a proto outside 0-65535. */
+  /** native/packet/packet_json.h: the decoded packet's JSON; a TypeError for data that is no Uint8Array or a proto outside 0-65535. */
   packetJson(data: Uint8Array, proto: number): string;
-  /** native/packet_text.h: the decoded packet's one-line description; the same TypeErrors as packetJson. */
+  /** native/packet/packet_text.h: the decoded packet's one-line description; the same TypeErrors as packetJson. */
   packetText(data: Uint8Array, proto: number): string;
   LineRenderer: NativeLineRendererClass;
   abi: NativeAbi;

@@ -28,7 +28,7 @@ export interface SampleEventSource {
 
 /**
  * Writes the lines of whole batches in one format (sampleJson()'s or sampleText()'s, each followed
- * by '\n') as UTF-8 bytes, rendered natively (native/sample_lines.h) in one call per batch. With
+ * by '\n') as UTF-8 bytes, rendered natively (native/render/sample_lines.h) in one call per batch. With
  * an event source, each line carries the sample's event: the renderer keeps each cookie's event as
  * the format writes it (the JSON object, or the text's ` | message`), and stops only at a cookie
  * it has not met since the databases last changed, which is decoded here once.

@@ -22,7 +22,7 @@ export function eventTextBytes(event: OvnSampleEvent): Buffer {
 }
 
 /**
- * The human line of one message, rendered natively from its batch record (native/sample_text.h,
+ * The human line of one message, rendered natively from its batch record (native/render/sample_text.h,
  * the one implementation, which says what a line holds): where it was sampled, the cookie
  * (app/dp/point of an OVS cookie, else its hex), the packet's description (describePacket()), and
  * the OVN decoder's event when given. SampleLines writes the same lines for whole batches.

@@ -1,5 +1,5 @@
 // The text forms of the addresses in psample's tunnel metadata. The sampled packet's addresses
-// are written by the native decoder (native/packet_json.cc) in the same forms.
+// are written by the native decoder (native/packet/packet_json.cc) in the same forms.
 
 function readU16(data: Uint8Array, offset: number): number {
   return ((data[offset] as number) << 8) | (data[offset + 1] as number);

@@ -3,7 +3,7 @@ import { PsampleSample } from './sample';
 
 /**
  * One hand-off of the reader thread: `length` messages (samples and group events) back to back
- * in one buffer (native/batch_layout.h), their numbers in the byte order the addon declares (the
+ * in one buffer (native/wire/batch_layout.h), their numbers in the byte order the addon declares (the
  * host's; a test can hand it the other one). Samples are made when they are read.
  */
 export class PsampleBatch implements Iterable<PsampleSample> {

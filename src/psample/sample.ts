@@ -31,7 +31,7 @@ const TUN_IPV4_INFO_BRIDGE = 1 << 16;
 
 const COMMANDS: readonly PsampleCommand[] = ['sample', 'get-group', 'new-group', 'del-group'];
 
-/** A tunnel block (native/batch_layout.h) at `at` in `view`; its option offsets count from `record`. */
+/** A tunnel block (native/wire/batch_layout.h) at `at` in `view`; its option offsets count from `record`. */
 function readTunnel(view: DataView, record: number, at: number, le: boolean): PsampleTunnel {
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   if (at + TUNNEL_BLOCK_BYTES > view.byteLength) throw new RangeError('tunnel block outside its batch');
@@ -66,7 +66,7 @@ function copyOf(bytes: Uint8Array, offset: number, length: number): Uint8Array {
 
 /**
  * One psample message as the reader thread handed it over: a view of its region of a batch
- * buffer (native/batch_layout.h) that decodes each field when it is read, so a consumer pays only
+ * buffer (native/wire/batch_layout.h) that decodes each field when it is read, so a consumer pays only
  * for the fields it reads. `data`, `userCookie` and `tunnel` are made once, on first read, and
  * are views into (`data`, `userCookie`) or copies of (the tunnel) the batch.
  *

@@ -216,7 +216,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   }
 
   // An exception in a listener goes where Node sends one from any event source: the addon
-  // raises it as 'uncaughtException' (see CallJs in native/addon.cc). If the process survives
+  // raises it as 'uncaughtException' (see CallJs in native/napi/addon.cc). If the process survives
   // it, the rest of the batch follows on the next turn of the event loop, in order.
   #deliver(): void {
     const deliveries = this.#deliveries;

@@ -129,7 +129,7 @@ export interface PsampleMessage {
   nsid?: number;
 }
 
-/** Every count of a socket's stats(): see native/socket_stats.h, where they are defined. */
+/** Every count of a socket's stats(): see native/wire/socket_stats.h, where they are defined. */
 export type { PsampleStats } from '../native/abi.generated';
 
 export interface PsampleDropEvent {

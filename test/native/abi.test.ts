@@ -6,7 +6,7 @@ import { expect, it } from 'vitest';
 import { STAT_NAMES } from '../../src/native/abi.generated';
 import { addon } from '../../src/native/binding';
 
-// native/batch_layout.h and native/socket_stats.h are the one definition of the batch layout and
+// native/wire/batch_layout.h and native/wire/socket_stats.h are the one definition of the batch layout and
 // the counters; src/native/abi.generated.ts must be what the built addon says they are.
 const root = path.join(__dirname, '..', '..');
 

@@ -151,7 +151,7 @@ function build(spec: FrameSpec): Built {
 }
 
 // The reading the format allows: a raw IP packet whose source address spells the ethertype or a
-// VLAN TPID where an Ethernet header has its type is read either way (native/packet_decoder.cc, detect_raw_link).
+// VLAN TPID where an Ethernet header has its type is read either way (native/packet/packet_decoder.cc, detect_raw_link).
 function unambiguous(spec: FrameSpec, built: Built): boolean {
   if (spec.link === 'ethernet') return true;
   const at12 = (built.bytes[12]! << 8) | built.bytes[13]!;

@@ -1,4 +1,4 @@
-// The sample JSON line is rendered natively (native/sample_json.h). Its golden lines
+// The sample JSON line is rendered natively (native/render/sample_json.h). Its golden lines
 // (test/fixtures/sample-json/golden.tsv) were recorded from the TypeScript line builders it
 // replaced; SAMPLE_JSON_GOLDEN=write records them again from the renderer (review the diff:
 // every changed line is a changed output).

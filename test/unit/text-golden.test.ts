@@ -1,7 +1,7 @@
 // The text golden corpus: the packet description of every input of the packet golden corpus
 // (test/unit/packet-golden.ts) and the text line of every sample golden message
 // (test/unit/sample-json-golden.ts) with every golden event, as recorded from the TypeScript
-// builders the native ones replaced (native/packet_text.cc, native/sample_text.cc).
+// builders the native ones replaced (native/packet/packet_text.cc, native/render/sample_text.cc).
 // TEXT_GOLDEN=write records them again from the current implementation (review the diff: every
 // changed line is a changed output).
 import { readFileSync, writeFileSync } from 'node:fs';
