@@ -11,7 +11,7 @@ packages=(
   cmake clang                # the parser's native tests and fuzzer (cmake-js path)
   clang-format clang-tidy    # npm run lint: native/'s formatter and linter
   iproute2 util-linux        # netns tests, setpriv for the unprivileged test
-  libcap2-bin                # setcap: the file-capability test (test/kernel/privileges.test.ts)
+  libcap2-bin                # setcap: the file-capability test (test/psample/privileges.kernel.test.ts)
   openvswitch-common openssl # ovsdb-server and ovsdb-tool for the OVSDB/OVN tests, PKI for ssl remotes
   tshark                     # cross-checks the packet decoder and reads watch --pcapng back
   prometheus                 # scrapes watch --metrics in its test (started by the test, loopback only)

@@ -1,14 +1,14 @@
 // npm run test:asan | npm run test:tsan        (as root; run by npm test)
 //
 // asan: builds the N-API addon itself with AddressSanitizer and UBSan (native/build-asan) and runs
-//   the kernel-socket test files (test/kernel) against it. Node is not built with ASan, so it is
+//   the kernel-socket test files (test/**/*.kernel.test.ts) against it. Node is not built with ASan, so it is
 //   started with clang's shared ASan runtime preloaded (LD_PRELOAD): the runtime is then the first
 //   library of every process of the run (vitest, its forks, the children the tests start), its
 //   malloc and interceptors serve the whole process, and the addon, built with -shared-libasan,
 //   uses that one runtime. Only the addon's code is instrumented: a bad access there is caught
 //   wherever the memory came from, one inside node or V8 is not looked for. Leak detection is off:
 //   node does not free everything at exit, and LeakSanitizer cannot tell whose leak it is; the
-//   tests count threads and descriptors instead. test/sanitizers/asan-setup.ts checks in every
+//   tests count threads and descriptors instead. test/support/asan-setup.ts checks in every
 //   test process that the runtime and the sanitized addon are what was loaded.
 // tsan: builds native/kernel_tests/reader_stress_test with ThreadSanitizer (native/build-tsan)
 //   and runs it. Node cannot run with TSan's runtime preloaded (it crashes at start), so the test
@@ -97,7 +97,7 @@ if (mode === 'asan') {
     UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1',
   };
   const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
-  process.exit(run(process.execPath, [vitest, 'run', '--config', 'test/sanitizers/vitest.asan.config.mts'], { cwd: root, env }));
+  process.exit(run(process.execPath, [vitest, 'run', '--config', 'test/config/asan.config.mts'], { cwd: root, env }));
 } else {
   clangRuntime('tsan');
   const buildDir = build('build-tsan', ['-DOVNPSAMPLE_TSAN=ON'], 'reader_stress_test');

@@ -96,6 +96,6 @@ export {
   OTHER_LABEL,
   type OvnPsampleMetricsOptions,
   type MetricsSources,
-} from './output/metrics';
+} from './metrics/metrics';
 export { TopTable, type TopRow, type TopSort } from './events/top-table';
 export { OutputFileError } from './output/sink';

@@ -1,5 +1,5 @@
 // The packet decoder's JSON (../packet_json.h) on the real captures and the cases worth a name;
-// test/unit/packet-json-golden.test.ts checks it byte for byte on 13k inputs through the addon.
+// test/packet/packet-json-golden.test.ts checks it byte for byte on 13k inputs through the addon.
 #include <memory>
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 // The packet's description (../packet_text.h) and the sample's text line (../sample_text.h,
 // through ../sample_lines.h) on the real captures and the cases worth a name;
-// test/unit/text-golden.test.ts checks both byte for byte on the golden corpora through the addon.
+// test/output/text-golden.test.ts checks both byte for byte on the golden corpora through the addon.
 #include <cstring>
 #include <memory>
 #include <string>

@@ -4,7 +4,7 @@
 # no psample). See scripts/lab/README.md.
 #
 # usage: lab.sh test [--auto] [--no-build] [FILTER...]
-#                                            run test/lab/*.lab.test.ts in the guest (FILTER: vitest file filters)
+#                                            run test/**/*.lab.test.ts in the guest (FILTER: vitest file filters)
 #        lab.sh demo [--no-build]            stream live decoded samples from an ovn-kubernetes-shaped node
 #        lab.sh shell [--no-build]           interactive guest shell (the project is at /lab/project)
 #        lab.sh bench [--no-build] [--before=DIR] [--perf] [ARGS...]

@@ -4,7 +4,7 @@
 # guest writes its results to /lab/out, which the host reads back with debugfs
 # (no mount needed on the host).
 
-LAB_PAYLOAD_ITEMS=(package.json tsconfig.json src test/lab scripts/lab scripts/bench/lab node_modules dist prebuilds)
+LAB_PAYLOAD_ITEMS=(package.json tsconfig.json src test scripts/lab scripts/bench/lab node_modules dist prebuilds)
 
 lab_build_payload() {
     local stage="$LAB_WORK/payload" item size_mb

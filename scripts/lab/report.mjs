@@ -27,7 +27,7 @@ if (raw === null) {
 const results = JSON.parse(raw);
 const counts = { passed: 0, failed: 0, skipped: 0 };
 for (const file of results.testResults ?? []) {
-  const name = file.name.replace(/^.*\/test\/lab\//, 'test/lab/');
+  const name = file.name.replace(/^.*\/test\//, 'test/');
   const tests = file.assertionResults ?? [];
   // A failing beforeAll fails the file and leaves its tests merely skipped: count the file.
   if (file.status === 'failed' && !tests.some((test) => test.status === 'failed')) {

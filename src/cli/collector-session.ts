@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { addCollector, releaseCollector, type CollectorClaim } from '../ovs/collector';
 import { findCollectorSet, ownerText, type CollectorSetInfo } from '../ovs/collector-set';
 import { CollectorWatch } from '../ovs/collector-watch';
 import { OvsCollectorNotFoundError } from '../ovs/errors';
-import { DEFAULT_OVS_REMOTE, type LocalOvs } from '../ovs/local-ovs';
+import type { LocalOvs } from '../ovs/local-ovs';
 import type { SslOptions } from '../ovsdb/transport';
-import { openLocalOvs } from './ovs-connect';
+import { hasLocalOvs, openLocalOvs } from './node-databases';
 
 export interface CollectorSessionOptions {
   /** --db; given explicitly, the OVS database is required. */
@@ -42,7 +41,7 @@ function describe(set: CollectorSetInfo): string {
  */
 export async function startCollectorSession(options: CollectorSessionOptions, log: Logger): Promise<CollectorSession> {
   const required = options.db !== undefined || options.addOvsCollector || (!options.injected && options.groups.length === 0);
-  const useful = !options.injected && existsSync(DEFAULT_OVS_REMOTE.slice('unix:'.length));
+  const useful = !options.injected && hasLocalOvs();
   const none: CollectorSession = { groups: options.groups, ovs: undefined, close: () => Promise.resolve() };
   if (!required && !useful) return none;
   let ovs: LocalOvs;

@@ -3,11 +3,11 @@ import { NetworkEventAssembler } from '../events/event-assembler';
 import type { OvnDecoderStats } from '../ovn/decode-stats';
 import { openPsample, type PsampleSocket } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleStats } from '../psample/types';
-import { InterfaceNames } from '../output/interface-names';
-import type { MetricsSources } from '../output/metrics';
-import { describePrivileges } from './drop-privileges';
+import { InterfaceNames } from '../ovs/interface-names';
+import type { MetricsSources } from '../metrics/metrics';
+import { describePrivileges } from './privileges-text';
 import { startCollectorSession, type CollectorSession, type CollectorSessionOptions } from './collector-session';
-import { startOvnSession, type OvnSession, type OvnSessionOptions } from './ovn-session';
+import { findOvnRemotes, startOvnSession, type OvnSession, type OvnSessionOptions } from './ovn-session';
 
 export interface PipelineOptions {
   /** The socket's options but its groups, which the collector session decides. */
@@ -32,11 +32,21 @@ export interface Pipeline {
   close(): Promise<void>;
 }
 
+/** Without a northbound database named or on this node, a watch shows cookies only: said once, in the log. */
+async function startOvnSessionIfAny(options: OvnSessionOptions, log: Logger): Promise<OvnSession | undefined> {
+  const remotes = findOvnRemotes(options);
+  if (remotes.nb === undefined) {
+    log.warn('no OVN northbound database on this node: showing cookies without their ACL, policy or pods; pass --nb REMOTE to decode them');
+    return undefined;
+  }
+  return startOvnSession({ ...remotes, nb: remotes.nb }, options.ssl, log, { pods: true });
+}
+
 export async function startPipeline(options: PipelineOptions, log: Logger): Promise<Pipeline> {
   const collector = await startCollectorSession(options.collector, log);
   let ovn: OvnSession | undefined;
   try {
-    ovn = options.ovn === undefined ? undefined : await startOvnSession(options.ovn, log);
+    ovn = options.ovn === undefined ? undefined : await startOvnSessionIfAny(options.ovn, log);
     const socket = openPsample({ ...options.socket, ...(collector.groups.length === 0 ? {} : { groups: collector.groups }) });
     if (socket.privileges !== undefined) {
       const { unreachedThreads, ...privileges } = socket.privileges;
@@ -46,7 +56,7 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
       );
     }
     const assembler = new NetworkEventAssembler({
-      ...(ovn === undefined ? {} : { decoder: ovn.decoder, pods: ovn.pods }),
+      ...(ovn === undefined ? {} : { decoder: ovn.decoder, ...(ovn.pods === undefined ? {} : { pods: ovn.pods }) }),
       groupWindowMs: options.groupWindowMs,
     });
     socket.on('sample', (message) => assembler.push(message));
@@ -74,7 +84,7 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
         decoderStats: () => session?.decoder.stats(),
         connections: () => session?.connected ?? new Map(),
         mirrorSizes: () => {
-          const sizes = session?.pods.mirrorSizes() ?? new Map<string, number>();
+          const sizes = session?.pods?.mirrorSizes() ?? new Map<string, number>();
           for (const [table] of ovsCache?.monitoredColumns() ?? []) sizes.set(`Open_vSwitch/${table}`, ovsCache!.table(table).size);
           return sizes;
         },

@@ -1,23 +1,10 @@
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import { writeSync } from 'node:fs';
-import { CliUsageError } from './errors';
+import type { LogFormat } from './options';
 
-export type LogFormat = 'json' | 'text';
-
-const LEVELS: readonly LevelWithSilent[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
 const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'trace', 20: 'debug', 30: '', 40: 'warning', 50: 'error', 60: 'error' };
 /** Record keys that are pino's own, not the caller's fields. */
 const FRAME = new Set(['level', 'time', 'pid', 'hostname', 'msg']);
-
-export function parseLogLevel(value: string): LevelWithSilent {
-  if (!(LEVELS as readonly string[]).includes(value)) throw new CliUsageError(`--log-level ${value}: use one of ${LEVELS.join(', ')}`);
-  return value as LevelWithSilent;
-}
-
-export function parseLogFormat(value: string): LogFormat {
-  if (value !== 'json' && value !== 'text') throw new CliUsageError(`--log-format ${value}: use json or text`);
-  return value;
-}
 
 function fieldText(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);

@@ -1,68 +1,78 @@
-import { existsSync } from 'node:fs';
-import { OvsdbConnectionError } from '../errors';
 import type { Logger } from 'pino';
+import { OvsdbConnectionError } from '../errors';
 import { OvnSampleDecoder, NORTHBOUND_DATABASE, SOUTHBOUND_DATABASE } from '../ovn/decoder';
 import { PodDirectory } from '../ovn/pod-directory';
 import { OvsdbClient, type OvsdbStatus } from '../ovsdb/client';
 import type { SslOptions } from '../ovsdb/transport';
-import { DEFAULT_NB_REMOTE, DEFAULT_SB_REMOTE } from './decode-ovn';
-import { CLI_CONNECT_TIMEOUT_MS } from './ovs-connect';
+import { cliClientOptions, localOvnRemote, ovnSocketPlaces, requireOvnRemote } from './node-databases';
 
 export interface OvnSessionOptions {
+  /** --nb: northbound remote(s) in ovn-nbctl syntax; default the node's local socket. */
   readonly nb?: string;
+  /** --sb: southbound remote(s); default the node's local socket when it exists, else none. */
   readonly sb?: string;
   readonly ssl?: SslOptions;
 }
 
-/** The OVN databases a watch decodes through: the decoder, pod identity, and their connections' state. */
+/** Where the OVN databases are: the remotes named (a named socket that is missing fails now), or the node's. */
+export interface OvnRemotes {
+  /** Undefined: none named and none on this node. */
+  readonly nb: string | undefined;
+  readonly sb: string | undefined;
+}
+
+export function findOvnRemotes(options: OvnSessionOptions): OvnRemotes {
+  return {
+    nb: options.nb === undefined ? localOvnRemote('northbound') : requireOvnRemote('northbound', options.nb),
+    sb: options.sb === undefined ? localOvnRemote('southbound') : requireOvnRemote('southbound', options.sb),
+  };
+}
+
+/** The northbound remote, or the error that says where it was looked for and what to pass. */
+export function requireNorthbound(remotes: OvnRemotes): string {
+  if (remotes.nb === undefined) {
+    throw new OvsdbConnectionError(
+      `No OVN northbound database at ${ovnSocketPlaces('northbound')}: run this on a node with the OVN databases, or pass --nb REMOTE (e.g. --nb tcp:192.0.2.10:6641).`,
+    );
+  }
+  return remotes.nb;
+}
+
+/** The OVN databases a command decodes through: the decoder, pod identity, and their connections' state. */
 export interface OvnSession {
   readonly decoder: OvnSampleDecoder;
-  readonly pods: PodDirectory;
-  /** database -> 1 while connected (for the metrics). */
+  /** Undefined unless asked for (listen and decode name no pods). */
+  readonly pods: PodDirectory | undefined;
+  /** database -> whether connected now (for the metrics). */
   readonly connected: Map<string, boolean>;
   close(): Promise<void>;
 }
 
-const exists = (remote: string): boolean => existsSync(remote.slice('unix:'.length));
-
-/** A named local socket that is not there fails now, not after the connect timeout. */
-function requirePresent(remote: string | undefined, database: string): void {
-  if (remote !== undefined && remote.startsWith('unix:') && !remote.includes(',') && !exists(remote)) {
-    throw new OvsdbConnectionError(
-      `No OVN ${database} database at ${remote}: check the path (ovn-ctl puts it under /var/run/ovn), or pass a tcp: or ssl: remote.`,
-    );
-  }
-}
-
 /**
- * Connects to the northbound database (and the southbound one when given or present), mirrors
- * what decoding and pod identity need, and reports connection changes to the log. Undefined
- * when no database was named and none runs on this node: the watch then shows cookies only.
+ * Connects to the northbound database (and the southbound one when there is one), mirrors what
+ * decoding (and with `pods`, pod identity) needs, and reports connection changes to the log.
  */
-export async function startOvnSession(options: OvnSessionOptions, log: Logger): Promise<OvnSession | undefined> {
-  if (options.nb === undefined && !exists(DEFAULT_NB_REMOTE)) {
-    log.warn(
-      `no OVN northbound database at ${DEFAULT_NB_REMOTE}: showing cookies without their ACL, policy or pods; pass --nb REMOTE to decode them`,
-    );
-    return undefined;
-  }
-  requirePresent(options.nb, 'northbound');
-  requirePresent(options.sb, 'southbound');
-  const sb = options.sb ?? (exists(DEFAULT_SB_REMOTE) ? DEFAULT_SB_REMOTE : undefined);
-  const clientOptions = { connectTimeoutMs: CLI_CONNECT_TIMEOUT_MS, ...(options.ssl === undefined ? {} : { ssl: options.ssl }) };
+export async function startOvnSession(
+  remotes: OvnRemotes & { readonly nb: string },
+  ssl: SslOptions | undefined,
+  log: Logger,
+  wanted: { readonly pods: boolean },
+): Promise<OvnSession> {
+  const clientOptions = cliClientOptions(ssl);
   const clients: OvsdbClient[] = [];
   const connected = new Map<string, boolean>();
   try {
-    const nbClient = await OvsdbClient.connect(options.nb ?? DEFAULT_NB_REMOTE, { ...clientOptions, database: NORTHBOUND_DATABASE });
+    const nbClient = await OvsdbClient.connect(remotes.nb, { ...clientOptions, database: NORTHBOUND_DATABASE });
     clients.push(nbClient);
-    const sbClient = sb === undefined ? undefined : await OvsdbClient.connect(sb, { ...clientOptions, database: SOUTHBOUND_DATABASE });
+    const sbClient =
+      remotes.sb === undefined ? undefined : await OvsdbClient.connect(remotes.sb, { ...clientOptions, database: SOUTHBOUND_DATABASE });
     if (sbClient !== undefined) clients.push(sbClient);
     else
       log.warn(
         'no OVN southbound database: datapaths stay unnamed, drop samples undecoded and pods are matched on every network; pass --sb REMOTE',
       );
-    const ovn = new OvnSampleDecoder({ nb: nbClient, ...(sbClient === undefined ? {} : { sb: sbClient }) });
-    ovn.on('status', (database: string, status: OvsdbStatus) => {
+    const decoder = new OvnSampleDecoder({ nb: nbClient, ...(sbClient === undefined ? {} : { sb: sbClient }) });
+    decoder.on('status', (database: string, status: OvsdbStatus) => {
       const up = status.state === 'connected' || status.state === 'synced';
       if (connected.get(database) !== up) {
         if (up) log.info({ database, remote: status.remote }, `${database} connected`);
@@ -71,18 +81,18 @@ export async function startOvnSession(options: OvnSessionOptions, log: Logger): 
       }
       connected.set(database, up);
     });
-    ovn.on('error', (error: Error) => log.warn({ err: error.message }, 'OVN database trouble'));
+    decoder.on('error', (error: Error) => log.warn({ err: error.message }, 'OVN database trouble'));
     connected.set(NORTHBOUND_DATABASE, true);
     if (sbClient !== undefined) connected.set(SOUTHBOUND_DATABASE, true);
-    await ovn.start();
-    const pods = await PodDirectory.follow(nbClient);
-    log.info({ nb: nbClient.remote, sb: sbClient?.remote, pods: pods.size }, 'OVN databases synced');
+    await decoder.start();
+    const pods = wanted.pods ? await PodDirectory.follow(nbClient) : undefined;
+    log.info({ nb: nbClient.remote, sb: sbClient?.remote, ...(pods === undefined ? {} : { pods: pods.size }) }, 'OVN databases synced');
     return {
-      decoder: ovn,
+      decoder,
       pods,
       connected,
       async close() {
-        await Promise.all([ovn.close(), pods.close()]);
+        await Promise.all([decoder.close(), pods?.close()]);
         await Promise.all(clients.map((client) => client.close()));
       },
     };

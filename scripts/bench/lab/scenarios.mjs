@@ -131,7 +131,7 @@ function sampledFlows() {
 }
 
 /**
- * OVN ACL sampling on the ovn-kubernetes-shaped node of test/lab/support/ovnk-node.sh: UDP from
+ * OVN ACL sampling on the ovn-kubernetes-shaped node of test/support/lab/ovnk-node.sh: UDP from
  * pod shop/frontend to pod shop/backend, allowed by NetworkPolicy allow-frontend, whose ACL
  * samples new (app acl-new) and established (app acl-est) traffic to psample group 42. The
  * backend drops what it receives at tc ingress, after OVS, so no ICMP answers add samples.
@@ -215,5 +215,5 @@ export function ovnScenario({ tools, payloadBytes, node }) {
 
 /** Starts OVS + OVN and builds the node (20-60 s under TCG); returns what ovnk-node.sh printed. */
 export function startOvnNode(project) {
-  return JSON.parse(run('bash', [join(project, 'test', 'lab', 'support', 'ovnk-node.sh'), 'up']));
+  return JSON.parse(run('bash', [join(project, 'test', 'support', 'lab', 'ovnk-node.sh'), 'up']));
 }

@@ -6,7 +6,7 @@
 # watch's.
 set -u
 project=/lab/project
-support=$project/test/lab/support
+support=$project/test/support/lab
 
 say() { printf '\n== %s\n' "$*"; }
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # What the guest does once booted (called by the image's init with the mode).
 # Lives on the payload disk, so changing it never rebuilds the cached image.
-#   test   run test/lab with vitest; results to /lab/out
+#   test   run test/**/*.lab.test.ts with vitest; results to /lab/out
 #   demo   start the ovn-kubernetes-shaped node and stream decoded samples
 #   bench  the lab benchmark (scripts/bench/lab/run.mjs); report and figures to /lab/out
 #   shell  interactive shell on the serial console
@@ -28,7 +28,7 @@ case $mode in
         t0=$(cut -d' ' -f1 /proc/uptime)
         # trixie has no npm in the image; vitest's own entry point is what npx would run.
         mapfile -t filters < <(grep -v '^$' /lab/vitest-filters)
-        node node_modules/vitest/vitest.mjs run --config test/lab/vitest.lab.config.mts "${filters[@]}"
+        node node_modules/vitest/vitest.mjs run --config test/config/lab.config.mts "${filters[@]}"
         rc=$?
         echo "$rc" >"$out/vitest-exit-code"
         echo "LAB-TESTS exit=$rc seconds=$(awk -v t0="$t0" '{printf "%.1f", $1 - t0}' /proc/uptime)"
@@ -51,7 +51,7 @@ case $mode in
         exit "$rc"
         ;;
     shell)
-        echo "lab shell: the project is in $project; test helpers in $project/test/lab/support; 'exit' powers off"
+        echo "lab shell: the project is in $project; test helpers in $project/test/support/lab; 'exit' powers off"
         setsid -c bash -l </dev/ttyS0 >/dev/ttyS0 2>&1
         ;;
     *)

@@ -1,0 +1,162 @@
+import { Command } from 'commander';
+import type { Logger } from 'pino';
+import { collectorSets, ownerText, type CollectorSetInfo } from '../../ovs/collector-set';
+import { addCollector, removeCollector } from '../../ovs/collector';
+import type { LocalOvs } from '../../ovs/local-ovs';
+import { psampleSupport, type PsampleSupport } from '../../ovs/psample-support';
+import { defineCommand } from '../command';
+import { openLocalOvs, sslOptions, type SslFlags } from '../node-databases';
+import {
+  addCollectorSetOptions,
+  addLocalGroupOption,
+  addSslOptions,
+  collectorFormatOption,
+  collectorSetId,
+  type CollectorSetFlags,
+  type LogFlags,
+} from '../options';
+import { wholeNumber } from '../parse';
+
+interface CollectorFlags extends CollectorSetFlags, SslFlags, LogFlags {
+  group?: string;
+  format: 'text' | 'json';
+}
+
+function supportJson(support: PsampleSupport): Record<string, unknown> {
+  return {
+    supported: support.supported ?? null,
+    datapathType: support.datapathType,
+    ovsVersion: support.ovsVersion ?? null,
+    reason: support.reason,
+  };
+}
+
+function setJson(set: CollectorSetInfo): Record<string, unknown> {
+  return {
+    uuid: set.uuid,
+    id: set.id,
+    bridge: set.bridge,
+    localGroupId: set.localGroupId ?? null,
+    ipfix: set.ipfix,
+    owner: set.owner ?? null,
+    ours: set.ours,
+    externalIds: set.externalIds,
+  };
+}
+
+function table(rows: readonly (readonly string[])[]): string {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+async function withOvs<T>(flags: CollectorFlags, use: (ovs: LocalOvs) => T | Promise<T>): Promise<T> {
+  const ovs = await openLocalOvs(flags.db, sslOptions(flags));
+  try {
+    return await use(ovs);
+  } finally {
+    await ovs.close();
+  }
+}
+
+function print(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** A subcommand on the CLI's skeleton, with the options every collector subcommand takes. */
+function subcommand(command: Command, withGroup: boolean, run: (flags: CollectorFlags, log: Logger) => Promise<void>): Command {
+  addCollectorSetOptions(command, '');
+  if (withGroup) addLocalGroupOption(command);
+  addSslOptions(command);
+  command.addOption(collectorFormatOption());
+  return defineCommand(command, run);
+}
+
+export function collectorCommand(): Command {
+  const collector = new Command('collector').description(
+    "the OVS Flow_Sample_Collector_Set that makes OVN's samples reach psample: add, remove, list",
+  );
+
+  const add = collector
+    .command('add')
+    .description('make collector set --id on --bridge send its samples to a psample group, and print that group')
+    .addHelpText(
+      'after',
+      `
+Reuses a set that already has a local_group_id (made by ovn-kubernetes tooling, ovnkube-observ or
+netobserv) without changing it; refuses a set without one; otherwise creates one marked
+external_ids:owner=ovn-psample. Prints the group on stdout.
+
+Examples:
+  ovn-psample collector add                 # set 42 on br-int; prints e.g. 42
+  ovn-psample watch --group "$(ovn-psample collector add)"`,
+    );
+  subcommand(add, true, async (flags, log) => {
+    const id = collectorSetId(flags);
+    const group = flags.group === undefined ? undefined : wholeNumber('--group', flags.group, 0, 0xffffffff);
+    await withOvs(flags, async (ovs) => {
+      const claim = await addCollector(ovs, { bridge: flags.bridge, id, ...(group === undefined ? {} : { group }) });
+      if (claim.support.supported === undefined) log.warn({ datapath: claim.support.datapathType }, claim.support.reason);
+      if (claim.owned) {
+        log.info(
+          `created Flow_Sample_Collector_Set ${id} on ${flags.bridge} with psample group ${claim.group} (external_ids:owner=ovn-psample); remove it with: ovn-psample collector remove --id ${id}`,
+        );
+      } else {
+        log.info(
+          `Flow_Sample_Collector_Set ${id} on ${flags.bridge} already sends samples to psample group ${claim.group} (${ownerText(claim.set)}): reusing it unchanged`,
+        );
+      }
+      if (claim.groupDiffers) log.warn(`--group ${group} ignored: the existing set uses group ${claim.group}`);
+      print(
+        flags.format === 'json'
+          ? JSON.stringify({ group: claim.group, created: claim.owned, set: setJson(claim.set), psample: supportJson(claim.support) })
+          : String(claim.group),
+      );
+    });
+  });
+
+  const remove = collector
+    .command('remove')
+    .description("remove collector set --id from --bridge, if ovn-psample made it (never anyone else's)");
+  subcommand(remove, false, async (flags, log) => {
+    const id = collectorSetId(flags);
+    await withOvs(flags, async (ovs) => {
+      const { removed } = await removeCollector(ovs, { bridge: flags.bridge, id });
+      if (removed === undefined) log.info(`no Flow_Sample_Collector_Set ${id} on ${flags.bridge}: nothing to remove`);
+      else log.info(`removed Flow_Sample_Collector_Set ${id} on ${flags.bridge} (psample group ${removed.localGroupId ?? 'none'})`);
+      if (flags.format === 'json') print(JSON.stringify({ removed: removed === undefined ? null : setJson(removed) }));
+    });
+  });
+
+  const list = collector.command('list').description("list the collector sets and whether --bridge's datapath can emit psample samples");
+  subcommand(list, false, async (flags) => {
+    await withOvs(flags, (ovs) => {
+      const sets = collectorSets(ovs);
+      const support = psampleSupport(ovs, flags.bridge);
+      if (flags.format === 'json') {
+        print(JSON.stringify({ sets: sets.map(setJson), psample: { bridge: flags.bridge, ...supportJson(support) } }));
+        return;
+      }
+      const rows = sets.map((set) => [
+        set.bridge,
+        String(set.id),
+        set.localGroupId === undefined ? '-' : String(set.localGroupId),
+        set.ipfix ? 'yes' : 'no',
+        set.ours ? `${set.owner} (ours)` : (set.owner ?? '-'),
+      ]);
+      print(table([['BRIDGE', 'ID', 'PSAMPLE-GROUP', 'IPFIX', 'OWNER'], ...rows]));
+      const verdict = support.supported === true ? 'yes' : support.supported === false ? 'no' : 'unknown';
+      print(
+        `psample on ${flags.bridge} (${support.datapathType} datapath${support.ovsVersion === undefined ? '' : `, OVS ${support.ovsVersion}`}): ${verdict}. ${support.reason}`,
+      );
+    });
+  });
+
+  return collector;
+}

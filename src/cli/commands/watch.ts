@@ -1,0 +1,177 @@
+import { Command, Option } from 'commander';
+import { BufferedOutput } from '../../output/sink';
+import { HumanFormatter } from '../../output/event-human';
+import { JsonFormatter } from '../../output/event-json';
+import { ObservFormatter } from '../../output/event-observ';
+import { PcapngWriter } from '../../output/pcapng';
+import { OvnPsampleMetrics } from '../../metrics/metrics';
+import { parseListenAddress, serveMetrics } from '../metrics-server';
+import { CliUsageError } from '../errors';
+import { startPipeline, type Pipeline } from '../event-pipeline';
+import { defineCommand } from '../command';
+import {
+  addPipelineOptions,
+  addStopOptions,
+  eventPredicate,
+  pipelineOptions,
+  stopLimits,
+  type PipelineFlags,
+  type StopFlags,
+} from '../options';
+import { runUntilStopped } from '../stop';
+import { watchSummary, type WatchCounts } from '../watch-summary';
+
+type WatchFormat = 'human' | 'observ' | 'json';
+
+interface WatchFlags extends PipelineFlags, StopFlags {
+  format: WatchFormat;
+  logCookie?: boolean;
+  printFullPacket?: boolean;
+  output?: string;
+  pcapng?: string;
+  metrics?: string;
+  color?: boolean;
+}
+
+const EXAMPLES = `
+Examples:
+  ovn-psample watch --add-ovs-collector                 # on an OVN-Kubernetes node, as root
+  ovn-psample watch --namespace shop --action drop      # only what policies of namespace shop dropped
+  ovn-psample watch --src shop/frontend --format json --output /tmp/frontend.jsonl
+  ovn-psample watch --format observ --log-cookie        # ovnkube-observ's lines
+  ovn-psample watch --group 42 --nb tcp:192.0.2.10:6641 --sb tcp:192.0.2.10:6642
+
+Exit status: 0 when stopped (--count, --duration, Ctrl-C, SIGTERM, or the reader of the output
+went away), 1 when something failed (the message says what and what to do), 2 for wrong usage.`;
+
+export function watchCommand(): Command {
+  const command = new Command('watch').description(
+    'one line per packet with its verdict chain: which ACL and which Kubernetes policy allowed or dropped it, between which pods',
+  );
+  const groups = addPipelineOptions(command);
+  command
+    .addOption(
+      new Option('--format <format>', 'human (aligned columns), observ (ovnkube-observ lines) or json (JSON lines)')
+        .choices(['human', 'observ', 'json'])
+        .default('human'),
+    )
+    .option('--log-cookie', 'observ format: also print "group_id=…, obs_domain=…, obs_point=…" (ovnkube-observ -log-cookie)')
+    .option('--print-full-packet', 'observ format: print every layer of the packet (ovnkube-observ -print-full-packet)')
+    .option('--no-color', 'no colours (there are none unless stdout is a terminal, nor with NO_COLOR set)')
+    .option('--output <file>', 'write to FILE instead of stdout')
+    .option(
+      '--pcapng <file>',
+      "also write the packets as pcapng (Wireshark) to FILE, or - for stdout (then text goes only to --output): kernel timestamps, one interface per ingress ifindex, the verdict chain and cookies as each packet's comment",
+    )
+    .option('--metrics <host:port>', 'serve Prometheus metrics on http://HOST:PORT/metrics while watching')
+    .addHelpText('after', EXAMPLES);
+  addStopOptions(command, 'showing n packets');
+  return defineCommand(command, async (flags: WatchFlags, log) => {
+    // Every option is checked before anything is opened: a usage error leaves nothing behind.
+    const { limit, seconds } = stopLimits(flags);
+    const options = pipelineOptions(flags, groups);
+    const metricsAddress = flags.metrics === undefined ? undefined : parseListenAddress(flags.metrics);
+    const accept = eventPredicate(flags);
+    if (flags.format !== 'observ' && (flags.logCookie === true || flags.printFullPacket === true)) {
+      throw new CliUsageError('--log-cookie and --print-full-packet shape the observ format: add --format observ');
+    }
+
+    await runUntilStopped(log, seconds, async (stop) => {
+      const readerGone = (error: Error): void => {
+        log.info({ err: error.message }, 'the output was closed; stopping');
+        stop();
+      };
+      // Files are opened first: a path that cannot be written fails before a collector set is made.
+      const textToStdout = flags.output === undefined && flags.pcapng !== '-';
+      const output =
+        flags.output !== undefined || textToStdout
+          ? new BufferedOutput(textToStdout ? { stream: process.stdout } : { path: flags.output! }, readerGone)
+          : undefined;
+      const pcapngOutput =
+        flags.pcapng === undefined
+          ? undefined
+          : new BufferedOutput(flags.pcapng === '-' ? { stream: process.stdout } : { path: flags.pcapng }, readerGone);
+      const closeOutputs = async (): Promise<void> => {
+        await output?.close();
+        await pcapngOutput?.close();
+      };
+      let pipeline: Pipeline;
+      try {
+        pipeline = await startPipeline(options, log);
+      } catch (error) {
+        await closeOutputs();
+        throw error;
+      }
+      const pcapng =
+        pcapngOutput === undefined ? undefined : new PcapngWriter((bytes) => pcapngOutput.write(bytes), pipeline.interfaces.name);
+      const color =
+        flags.color !== false && flags.output === undefined && process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
+      const formatter =
+        flags.format === 'json'
+          ? new JsonFormatter(pipeline.interfaces.name)
+          : flags.format === 'observ'
+            ? new ObservFormatter({
+                logCookie: flags.logCookie === true,
+                printFullPacket: flags.printFullPacket === true,
+                enrich: pipeline.ovn !== undefined,
+              })
+            : new HumanFormatter(color, pipeline.interfaces.name);
+      const counts: WatchCounts = { packets: 0, shown: 0, filtered: 0 };
+      const metrics = metricsAddress === undefined ? undefined : new OvnPsampleMetrics({}, pipeline.metricsSources);
+      let server: Awaited<ReturnType<typeof serveMetrics>> | undefined;
+      try {
+        if (metrics !== undefined && metricsAddress !== undefined) {
+          server = await serveMetrics(metrics.registry, metricsAddress);
+          log.info(
+            { metrics: server.address() },
+            `Prometheus metrics on http://${metricsAddress.host.includes(':') ? `[${metricsAddress.host}]` : metricsAddress.host}:${metricsAddress.port}/metrics`,
+          );
+        }
+      } catch (error) {
+        await pipeline.close();
+        await closeOutputs();
+        throw error;
+      }
+      pipeline.assembler.on('event', (event) => {
+        counts.packets++;
+        metrics?.observe(event);
+        if (counts.shown >= limit) return;
+        if (!accept(event)) {
+          counts.filtered++;
+          return;
+        }
+        counts.shown++;
+        output?.write(formatter.format(event));
+        pcapng?.packet(event);
+        if (counts.shown >= limit) stop();
+      });
+      pipeline.socket.on('drop', (drop) =>
+        log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} sample(s) lost (${drop.kind} drops)`),
+      );
+      pipeline.socket.on('gap', (gap) => {
+        if (gap.phase === 'start')
+          log.warn(
+            { gaps: gap.total },
+            'the psample family was unregistered (module reload, OVS upgrade?): no sample can arrive until it is back',
+          );
+        else
+          log.info(
+            { gaps: gap.total, durationMs: gap.durationMs, netlinkFamily: gap.familyId, multicastGroup: gap.groupId },
+            'the psample family is back: listening again',
+          );
+      });
+      pipeline.socket.on('error', (error) => stop(error));
+      return async () => {
+        try {
+          server?.closeAllConnections();
+          server?.close();
+          await pipeline.close();
+        } finally {
+          await closeOutputs();
+          const summary = watchSummary(pipeline.socketStats(), counts, pipeline.decoderStats());
+          log.info(summary.fields, summary.text);
+        }
+      };
+    });
+  });
+}

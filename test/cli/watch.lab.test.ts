@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
+import { run, settle, traffic } from '../support/lab/shell';
+
+// `ovn-psample watch --add-ovs-collector` on the ovn-kubernetes-shaped node
+// (support/ovnk-node.sh) with no collector set configured beforehand: it must
+// make the set, print one verdict line per packet with pod names for the
+// allow, isolation-drop, ANP-pass chain and egress-firewall cases, and remove
+// its set at exit.
+
+const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
+
+interface Step {
+  verdict: string;
+  text: string;
+  policy: string;
+}
+
+interface WatchEvent {
+  verdict: string;
+  message: string;
+  src: { kind: string; namespace?: string; name?: string; ip: string };
+  dst: { kind: string; namespace?: string; name?: string; ip: string };
+  chain: Step[];
+  samples: number;
+}
+
+function collectorSets(): string {
+  return run('ovs-vsctl', ['--bare', '--columns=id,local_group_id,external_ids', 'list', 'Flow_Sample_Collector_Set']).trim();
+}
+
+describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 25.03, kernel 6.12)', () => {
+  let node: OvnkNode;
+
+  beforeAll(() => {
+    node = startOvnkNode();
+    // A node before anyone set observability up: no collector set (ovn-acl's may still be there).
+    for (const uuid of run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`])
+      .split(/\s+/)
+      .filter(Boolean)) {
+      run('ovs-vsctl', ['destroy', 'Flow_Sample_Collector_Set', uuid]);
+    }
+  });
+
+  afterAll(() => {
+    // Leave the node as ovnk-node.sh built it, for the files that run after this one.
+    if (collectorSets() === '') {
+      run('ovs-vsctl', [
+        '--',
+        '--id=@br',
+        'get',
+        'Bridge',
+        'br-int',
+        '--',
+        'create',
+        'Flow_Sample_Collector_Set',
+        'bridge=@br',
+        `id=${node.collectorSetId}`,
+        `local_group_id=${node.psampleGroup}`,
+      ]);
+    }
+  });
+
+  it('--add-ovs-collector: verdict lines with pod names for allow, isolation drop, the ANP pass chain and the egress firewall; the set is removed at exit', async () => {
+    expect(collectorSets()).toBe('');
+    const child = spawn(process.execPath, [CLI, 'watch', '--add-ovs-collector', '--format', 'json', '--log-format', 'json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`watch did not start listening within 60 s:\n${stderr}`)), 60_000);
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (/"msg":"listening/.test(stderr)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      void exited.then((code) => reject(new Error(`watch exited (${code}) before listening:\n${stderr}`)));
+    });
+    expect(collectorSets()).toMatch(new RegExp(`^${node.collectorSetId}\\s+${42}\\s+.*owner=ovn-psample`, 's'));
+
+    const ping = async (from: string, to: string, count: number): Promise<void> => {
+      await traffic(from, 'ping', ['-c', String(count), '-i', '0.3', '-W', '1', podOf(node, to).ip]);
+    };
+    await ping('shop_frontend', 'shop_backend', 3);
+    await ping('shop_frontend', 'shop_db', 1);
+    await ping('tenant-b_client', 'shop_backend', 1);
+    await ping('shop_frontend', 'ext_host', 1);
+    await settle(1500);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+
+    const events = stdout
+      .trimEnd()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as WatchEvent);
+    const between = (src: string, dst: string): WatchEvent[] =>
+      events.filter((e) => e.src.ip === podOf(node, src).ip && e.dst.ip === podOf(node, dst).ip);
+
+    const allowed = between('shop_frontend', 'shop_backend');
+    expect(allowed.length).toBeGreaterThanOrEqual(3);
+    expect(allowed[0]).toMatchObject({
+      verdict: 'allow',
+      src: { kind: 'pod', namespace: 'shop', name: 'frontend' },
+      dst: { kind: 'pod', namespace: 'shop', name: 'backend' },
+      message: 'Allowed by network policy allow-frontend in namespace shop',
+    });
+
+    expect(between('shop_frontend', 'shop_db')[0]).toMatchObject({
+      verdict: 'drop',
+      dst: { kind: 'pod', namespace: 'shop', name: 'db' },
+      message: 'Dropped by network policies isolation in namespace shop',
+    });
+
+    // One packet, two samples: tier 1 passes it, tier 2 drops it; one event with the chain.
+    const passed = between('tenant-b_client', 'shop_backend')[0];
+    expect(passed).toMatchObject({
+      verdict: 'drop',
+      src: { kind: 'pod', namespace: 'tenant-b', name: 'client' },
+      dst: { kind: 'pod', namespace: 'shop', name: 'backend' },
+      message: 'Delegated by admin network policy pass-monitoring → Dropped by network policies isolation in namespace shop',
+      samples: 2,
+    });
+    expect(passed!.chain.map((step) => step.policy)).toEqual(['anp:pass-monitoring', 'isolation:shop']);
+
+    expect(between('shop_frontend', 'ext_host')[0]).toMatchObject({
+      verdict: 'drop',
+      src: { kind: 'pod', namespace: 'shop', name: 'frontend' },
+      dst: { kind: 'external', ip: podOf(node, 'ext_host').ip },
+      message: 'Dropped by egress firewall in namespace shop',
+    });
+
+    expect(stderr).toMatch(
+      /"msg":"added Flow_Sample_Collector_Set 42 on br-int \(made by ovn-psample watch \(pid \d+\)\) with psample group 42; it is removed at exit"/,
+    );
+    expect(stderr).toMatch(/"msg":"removed Flow_Sample_Collector_Set 42 on br-int/);
+    expect(stderr).toMatch(/"msg":"summary: \d+ samples received/);
+    expect(collectorSets()).toBe('');
+  });
+});

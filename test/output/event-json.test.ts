@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { decodePacket, encodePsample, type NetworkEvent, type PsampleMessage, type VerdictStep } from '../../src/index';
+import { chainText } from '../../src/events/network-event';
+import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
+import { formatCookieHex } from '../../src/ovn/cookie';
+import type { Endpoint } from '../../src/ovn/endpoint';
+import type { OvnSampleEvent } from '../../src/ovn/event';
+import { EVENT_JSON_VERSION, JsonFormatter } from '../../src/output/event-json';
+import { toHex } from '../../src/output/hex';
+import { PsampleBatch } from '../../src/psample/batch';
+import { statValues } from '../../src/psample/stats';
+import { craftedFrames } from '../packet/packet-frames';
+
+// `watch --format json` writes its lines field by field; what it must write is what the old
+// formatter wrote, with JSON.stringify for every nested value: that code is kept here as the reference.
+function referenceIsoTime(timestampNs: bigint): string {
+  const iso = new Date(Number(timestampNs / 1_000_000n)).toISOString();
+  return `${iso.slice(0, 19)}.${String(timestampNs % 1_000_000_000n).padStart(9, '0')}Z`;
+}
+const referenceMember = (name: string, value: string | undefined): string => (value === undefined ? '' : `,"${name}":${value}`);
+const referenceNumber = (value: number | undefined): string | undefined => (value === undefined ? undefined : String(value));
+function referenceStep(step: VerdictStep): string {
+  const ids = step.cookie;
+  return (
+    `{"verdict":"${step.verdict}","text":${JSON.stringify(step.text)},"policy":${JSON.stringify(step.policy)},"samples":${step.samples}` +
+    referenceMember('cookie', ids === undefined ? undefined : `"${formatCookieHex(ids)}"`) +
+    referenceMember('obsDomainId', referenceNumber(ids?.obsDomainId)) +
+    referenceMember('obsPointId', referenceNumber(ids?.obsPointId)) +
+    referenceMember('event', step.event === undefined ? undefined : JSON.stringify(step.event)) +
+    '}'
+  );
+}
+function reference(event: NetworkEvent, iface: string | undefined): string {
+  const first: PsampleMessage = event.samples[0]!;
+  let steps = '';
+  for (const s of event.chain) steps += steps === '' ? referenceStep(s) : `,${referenceStep(s)}`;
+  return (
+    `{"version":${EVENT_JSON_VERSION},"time":"${referenceIsoTime(event.timestampNs)}","timestampNs":"${event.timestampNs}"` +
+    `,"verdict":"${event.verdict}","message":${JSON.stringify(chainText(event))}` +
+    referenceMember('src', event.src === undefined ? undefined : JSON.stringify(event.src)) +
+    referenceMember('dst', event.dst === undefined ? undefined : JSON.stringify(event.dst)) +
+    `,"chain":[${steps}]` +
+    `,"group":${event.group},"iifindex":${event.iifindex}` +
+    referenceMember('interface', iface === undefined ? undefined : JSON.stringify(iface)) +
+    referenceMember('oifindex', referenceNumber(event.oifindex)) +
+    referenceMember('nsid', referenceNumber(event.nsid)) +
+    `,"origSize":${first.origSize},"rate":${first.rate},"probability":${first.probability}` +
+    referenceMember('cookie', first.userCookie === undefined ? undefined : `"${toHex(first.userCookie)}"`) +
+    referenceMember('datapath', event.datapath === undefined ? undefined : JSON.stringify(event.datapath)) +
+    `,"samples":${event.samples.length},"packet":${JSON.stringify(event.packet)},"data":"${toHex(first.data)}"}\n`
+  );
+}
+
+function delivered(message: PsampleMessage): PsampleMessage {
+  const [buffer, count] = addon.decode(encodePsample(message), 0, statValues());
+  return new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN).at(0)!;
+}
+
+const decodedEvent: OvnSampleEvent = Object.freeze({
+  status: 'decoded',
+  obsDomainId: 0x2b000003,
+  obsPointId: 1012,
+  appId: 43,
+  app: 'acl-est',
+  message: 'Dropped by network policy "deny-all" in namespace shop — ünïcode\tand \\',
+  action: 'drop',
+  datapath: Object.freeze({ key: 3, switch: 'worker-1', network: 'default' }),
+});
+const pod: Endpoint = Object.freeze({
+  kind: 'pod',
+  ip: '10.244.1.5',
+  namespace: 'shop',
+  name: 'backend "1"',
+  network: 'default',
+  port: 'shop_backend',
+});
+const outside: Endpoint = Object.freeze({ kind: 'external', ip: '203.0.113.9' });
+
+const verdicts = ['allow', 'drop', 'pass', 'reject', 'unknown'] as const;
+const arbitraryStep: fc.Arbitrary<VerdictStep> = fc.record(
+  {
+    verdict: fc.constantFrom(...verdicts),
+    text: fc.string(),
+    policy: fc.string(),
+    event: fc.constant(decodedEvent),
+    cookie: fc.record({ obsDomainId: fc.nat(0xffffffff), obsPointId: fc.nat(0xffffffff) }),
+    samples: fc.integer({ min: 1, max: 5 }),
+  },
+  { requiredKeys: ['verdict', 'text', 'policy', 'samples'] },
+);
+
+describe('JsonFormatter', () => {
+  it('writes what the JSON.stringify-based formatter wrote, for any packet, chain, endpoints and interface name', () => {
+    fc.assert(
+      fc.property(
+        fc.record({
+          frame: fc.constantFrom(...craftedFrames),
+          timestampNs: fc.bigInt({ min: 0n, max: 4_102_444_800_000_000_000n }),
+          chain: fc.array(arbitraryStep, { minLength: 1, maxLength: 3 }),
+          src: fc.option(fc.constantFrom(pod, outside), { nil: undefined }),
+          dst: fc.option(fc.constantFrom(pod, outside), { nil: undefined }),
+          iface: fc.option(fc.string(), { nil: undefined }),
+          oifindex: fc.option(fc.nat(0xffff), { nil: undefined }),
+          cookie: fc.option(fc.uint8Array({ maxLength: 16 }), { nil: undefined }),
+          lazy: fc.boolean(),
+        }),
+        ({ frame, timestampNs, chain, src, dst, iface, oifindex, cookie, lazy }) => {
+          const plain: PsampleMessage = {
+            command: 'sample',
+            group: 10,
+            groupSeq: 1,
+            iifindex: 7,
+            oifindex,
+            origSize: 1500,
+            rate: 1,
+            probability: false,
+            timestampNs,
+            proto: frame.proto,
+            data: frame.bytes,
+            userCookie: cookie,
+          };
+          const sample = lazy ? delivered(plain) : plain;
+          const event: NetworkEvent = {
+            timestampNs,
+            group: 10,
+            iifindex: 7,
+            oifindex,
+            packet: decodePacket(frame.bytes, frame.proto),
+            src,
+            dst,
+            verdict: chain.at(-1)!.verdict,
+            chain,
+            datapath: decodedEvent.datapath,
+            samples: [sample],
+          };
+          // One formatter for many events: its per-second clock must not carry a second over.
+          const formatter = new JsonFormatter(() => iface);
+          expect(formatter.format(event)).toBe(reference(event, iface));
+          const later = { ...event, timestampNs: timestampNs + 999_999_999n };
+          expect(formatter.format(later)).toBe(reference(later, iface));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,33 @@
+import { run } from './shell';
+
+export interface OvnkPod {
+  port: string;
+  netns: string;
+  namespace: string;
+  ip: string;
+  mac: string;
+}
+
+/** What test/support/lab/ovnk-node.sh built, as it prints it. */
+export interface OvnkNode {
+  node: string;
+  datapathKey: number;
+  psampleGroup: number;
+  collectorSetId: number;
+  /** OVSDB remotes of the OVN databases ovn-ctl started. */
+  northbound: string;
+  southbound: string;
+  apps: { drop: number; aclNew: number; aclEst: number };
+  points: { netpolAllow: number; defaultDeny: number; anpPass: number; egressFirewall: number };
+  pods: OvnkPod[];
+}
+
+export function startOvnkNode(): OvnkNode {
+  return JSON.parse(run('bash', [`${__dirname}/ovnk-node.sh`, 'up'])) as OvnkNode;
+}
+
+export function podOf(node: OvnkNode, port: string): OvnkPod {
+  const pod = node.pods.find((p) => p.port === port);
+  if (pod === undefined) throw new Error(`ovnk-node.sh built no pod ${port}`);
+  return pod;
+}
