@@ -135,11 +135,10 @@ it('close() from a batch listener: that batch counts as received, nothing is emi
     seen += batch.length;
     if (batches === 2) socket!.close();
   });
-  // Sent while this thread is blocked: the burst waits in the socket and in the reader's queue,
-  // several batches of it.
-  const sending = sendFromWorker(ns.name, GROUP, burst(3_000), 20);
-  blockThread(500);
-  const sent = await sending;
+  // Sent while this thread is blocked, to the last message: the burst waits in the socket and in
+  // the reader's queue, several batches of it, before the listener can close the socket. (A sender
+  // still running after the close would multicast to a socket that left the group: nobody's count.)
+  const { sent } = sendWhileBlocked(ns.name, GROUP, burst(3_000));
   await waitFor(() => socket!.closed, 10_000, 'the listener to close the socket');
   await settle();
   const stats = socket.stats();
