@@ -1,6 +1,7 @@
 import type { Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
 import type { ObservationIds } from '../ovn/cookie';
+import type { PacketFields } from '../packet/fields';
 import type { DecodedPacket } from '../packet/types';
 import type { PsampleMessage } from '../psample/types';
 import type { Verdict } from './verdict';
@@ -20,7 +21,12 @@ export interface VerdictStep {
   readonly samples: number;
 }
 
-/** One packet: its samples grouped, its endpoints resolved, its verdict chain in order. */
+/**
+ * One packet: its samples grouped, its endpoints resolved, its verdict chain in order. The
+ * contract of every sample source (psample's batches, OVS IPFIX records): formatters, filters,
+ * `top` and the metrics read nothing else. A source without the packet's bytes gives samples
+ * whose `data` is empty and no `packet`.
+ */
 export interface NetworkEvent {
   /** The first sample's kernel timestamp (ns since the epoch), or its arrival time when the kernel gave none. */
   readonly timestampNs: bigint;
@@ -28,8 +34,13 @@ export interface NetworkEvent {
   readonly iifindex: number;
   readonly oifindex?: number;
   readonly nsid?: number;
-  /** The first sample's data decoded: decodePacket(samples[0].data, samples[0].proto). */
-  readonly packet: DecodedPacket;
+  /** The packet's fields: what filters, pods and formatters read (see PacketFields). */
+  readonly fields: PacketFields;
+  /**
+   * Every header of the first sample's data: decodePacket(samples[0].data, samples[0].proto), made
+   * when first read. Undefined for a source without the packet's bytes.
+   */
+  readonly packet: DecodedPacket | undefined;
   readonly src?: Endpoint;
   readonly dst?: Endpoint;
   /** The last step's verdict: what finally happened to the packet. */

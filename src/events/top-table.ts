@@ -33,9 +33,7 @@ interface Tally {
 function sideText(event: NetworkEvent, side: 'src' | 'dst'): string {
   const endpoint = event[side];
   if (endpoint !== undefined) return endpointText(endpoint);
-  const network = event.packet.network;
-  if (network === undefined) return '-';
-  return (network.kind === 'arp' ? (side === 'src' ? network.senderIp : network.targetIp) : network[side]) ?? '-';
+  return event.fields[side] ?? '-';
 }
 
 /** The deciding policy's namespace, else the destination pod's, else the source's. */
