@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "packet/address_text.h"
 #include "packet/packet_fields.h"
 #include "packet/packet_json.h"
 #include "packet/packet_text.h"
@@ -173,6 +174,25 @@ napi_value WritePacketJsonTail(napi_env env, napi_callback_info info) {
   return value;
 }
 
+napi_value AddressText(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  TypedBytes<uint8_t> bytes;
+  double offset = -1;
+  double length = -1;
+  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc < 3 ||
+      !typed(env, argv[0], napi_uint8_array, bytes) ||
+      !whole(env, argv[1], static_cast<double>(bytes.length), offset) || !whole(env, argv[2], 16, length) ||
+      (length != 4 && length != 16) || static_cast<size_t>(offset + length) > bytes.length)
+    return usage(env, "addressText(bytes: Uint8Array, offset, length: 4 | 16)");
+  char text[kIpv6TextMax];
+  const uint8_t* at = bytes.data + static_cast<size_t>(offset);
+  const size_t written = length == 4 ? format_ipv4(text, at) : format_ipv6(text, at);
+  napi_value value = nullptr;
+  napi_create_string_latin1(env, text, written, &value);
+  return value;
+}
+
 void export_function(Napi::Env env, Napi::Object exports, const char* name, napi_callback callback) {
   napi_value function = nullptr;
   NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, callback, nullptr, &function));
@@ -188,6 +208,7 @@ void export_packet_forms(Napi::Env env, Napi::Object exports) {
   export_function(env, exports, "decodePacketFields", DecodePacketFields);
   export_function(env, exports, "packetTuple", PacketTuple);
   export_function(env, exports, "writePacketJsonTail", WritePacketJsonTail);
+  export_function(env, exports, "addressText", AddressText);
 }
 
 }  // namespace ovnpsample

@@ -16,6 +16,8 @@ namespace ovnpsample {
 //   writePacketJsonTail(words: Uint32Array, slot, data: Uint8Array, out: Uint8Array, at): number
 //       writes `,"packet":{…},"data":"HEX"}\n` (watch's JSON line's end) at out[at…]; returns where it
 //       ends, or minus the bytes it needs when they do not fit (nothing written then)
+//   addressText(bytes: Uint8Array, offset, length: 4 | 16): string   an IPv4 or IPv6 address as text
+//       (packet/address_text.h), for psample's tunnel metadata
 void export_packet_forms(Napi::Env env, Napi::Object exports);
 
 }  // namespace ovnpsample

@@ -57,76 +57,82 @@ function stepOf(key: object): Omit<VerdictStep, 'samples'> {
   return { verdict: 'unknown', text: `app ${appId} datapath ${datapathKey} point ${ids.obsPointId}`, policy: '-', cookie: ids };
 }
 
-/** A packet whose samples are still being gathered; its members are kept where they lie. */
-class Pending implements PendingPacket {
-  chain: VerdictChain;
+/**
+ * A packet: while its samples are gathered (the grouper compares new samples with it), then as
+ * its event. Its first sample is read where it lies in its batch; the sample objects, the bigint
+ * time and the whole decoded packet are made only when read.
+ */
+class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
+  deadline = 0;
+  /** Where the packet's samples lead on the tree of chains; its chain once handed on. */
+  node: VerdictChain;
+  src: Endpoint | undefined;
+  dst: Endpoint | undefined;
+  chain: readonly VerdictStep[] = [];
+  verdict: Verdict = 'unknown';
   /** The samples after the first: [batch, record offset] pairs, or [message, -1]. */
-  readonly more: (PsampleBatch | PsampleMessage | number)[] = [];
+  #more: (PsampleBatch | PsampleMessage | number)[] | undefined;
+  #first: PsampleMessage | undefined;
+  #samples: readonly PsampleMessage[] | undefined;
+  #packet: DecodedPacket | undefined;
 
   constructor(
-    readonly first: PsampleMessage,
+    /** The first sample's batch and record offset, or undefined when it came as a message. */
+    private readonly batch: PsampleBatch | undefined,
+    private readonly at: number,
+    first: PsampleMessage | undefined,
     readonly fields: PacketFields,
     readonly hash: number,
     readonly datapathKey: number,
     readonly timeNs: number,
     /** The arrival time, for kernels (before 5.13) that give no timestamp. */
-    readonly arrivalMs: number | undefined,
+    private readonly arrivalMs: number | undefined,
     readonly bytes: Uint8Array,
     readonly start: number,
     readonly length: number,
     readonly datapath: OvnDatapathInfo | undefined,
-    chain: VerdictChain,
+    node: VerdictChain,
   ) {
-    this.chain = chain;
+    this.#first = first;
+    this.node = node;
   }
-}
 
-/** A packet's event: its samples and its whole decoded packet are made when read. */
-class AssembledEvent implements NetworkEvent, SampleSummary {
-  readonly timestampNs: bigint;
-  readonly group: number;
-  readonly iifindex: number;
-  readonly oifindex: number | undefined;
-  readonly nsid: number | undefined;
-  readonly fields: PacketFields;
-  readonly src: Endpoint | undefined;
-  readonly dst: Endpoint | undefined;
-  readonly verdict: Verdict;
-  readonly chain: readonly VerdictStep[];
-  readonly datapath: OvnDatapathInfo | undefined;
-  readonly #pending: Pending;
-  #samples: readonly PsampleMessage[] | undefined;
-  #packet: DecodedPacket | undefined;
-
-  constructor(pending: Pending, src: Endpoint | undefined, dst: Endpoint | undefined) {
-    const first = pending.first;
-    this.#pending = pending;
-    this.timestampNs = pending.arrivalMs === undefined ? first.timestampNs : BigInt(pending.arrivalMs) * 1_000_000n;
-    this.group = first.group;
-    this.iifindex = first.iifindex;
-    this.oifindex = first.oifindex;
-    this.nsid = first.nsid;
-    this.fields = pending.fields;
-    this.src = src;
-    this.dst = dst;
-    const chain = pending.chain.steps;
-    this.chain = chain;
-    this.verdict = chain[chain.length - 1]!.verdict;
-    this.datapath = pending.datapath;
+  join(batch: PsampleBatch | PsampleMessage, at: number): void {
+    (this.#more ??= []).push(batch, at);
   }
 
   get firstSample(): PsampleMessage {
-    return this.#pending.first;
+    return (this.#first ??= this.batch!.sampleAt(this.at));
   }
 
   get sampleCount(): number {
-    return 1 + this.#pending.more.length / 2;
+    return 1 + (this.#more === undefined ? 0 : this.#more.length / 2);
+  }
+
+  get timestampNs(): bigint {
+    return this.arrivalMs === undefined ? this.firstSample.timestampNs : BigInt(this.arrivalMs) * 1_000_000n;
+  }
+
+  get group(): number {
+    return this.firstSample.group;
+  }
+
+  get iifindex(): number {
+    return this.firstSample.iifindex;
+  }
+
+  get oifindex(): number | undefined {
+    return this.firstSample.oifindex;
+  }
+
+  get nsid(): number | undefined {
+    return this.firstSample.nsid;
   }
 
   get samples(): readonly PsampleMessage[] {
     if (this.#samples === undefined) {
-      const { first, more } = this.#pending;
-      const samples = [first];
+      const samples = [this.firstSample];
+      const more = this.#more ?? [];
       for (let i = 0; i < more.length; i += 2) {
         const at = more[i + 1] as number;
         samples.push(at < 0 ? (more[i] as PsampleMessage) : (more[i] as PsampleBatch).sampleAt(at));
@@ -137,7 +143,7 @@ class AssembledEvent implements NetworkEvent, SampleSummary {
   }
 
   get packet(): DecodedPacket {
-    const first = this.#pending.first;
+    const first = this.firstSample;
     return (this.#packet ??= decodePacket(first.data, first.proto));
   }
 }
@@ -152,7 +158,7 @@ class AssembledEvent implements NetworkEvent, SampleSummary {
 export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEvents> {
   private readonly decoder: OvnSampleDecoder | undefined;
   private readonly pods: PodDirectory | undefined;
-  private readonly grouper: PacketGrouper<Pending> | undefined;
+  private readonly grouper: PacketGrouper<PacketEvent> | undefined;
   private readonly chains = new VerdictChains(stepOf);
   /** Without a decoder, the ids of each cookie seen, made once: the steps' keys. */
   private readonly cookies = new Map<number, Map<number, ObservationIds>>();
@@ -167,7 +173,7 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     this.decoder = options.decoder;
     this.pods = options.pods;
     const windowMs = options.groupWindowMs ?? DEFAULT_GROUP_WINDOW_MS;
-    this.grouper = windowMs > 0 ? new PacketGrouper<Pending>(windowMs, (pending) => this.emitPacket(pending)) : undefined;
+    this.grouper = windowMs > 0 ? new PacketGrouper<PacketEvent>(windowMs, (packet) => this.emitPacket(packet)) : undefined;
     this.decoder?.on('change', this.forget);
   }
 
@@ -193,14 +199,17 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
         const timeNs = arrivalMs === undefined ? kernelNs : arrivalMs * 1e6;
         const pending = this.grouper?.find(hash, datapathKey, timeNs, batch.bytes, dataAt, dataLength);
         if (pending !== undefined) {
-          pending.chain = this.chains.next(pending.chain, key);
-          pending.more.push(batch, at);
+          pending.node = this.chains.next(pending.node, key);
+          pending.join(batch, at);
         } else {
-          const first = batch.sampleAt(at);
           const fields = batch.packetFieldsAt(index, at);
+          const node = this.chains.next(this.chains.empty, key);
+          const datapath = this.datapathOf(key);
           this.start(
-            new Pending(
-              first,
+            new PacketEvent(
+              batch,
+              at,
+              undefined,
               fields,
               hash,
               datapathKey,
@@ -209,8 +218,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
               batch.bytes,
               dataAt,
               dataLength,
-              this.datapathOf(key),
-              this.chains.next(this.chains.empty, key),
+              datapath,
+              node,
             ),
           );
         }
@@ -242,24 +251,14 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     const timeNs = arrivalMs === undefined ? Number(message.timestampNs) : arrivalMs * 1e6;
     const pending = this.grouper?.find(fields.hash, datapathKey, timeNs, data, 0, data.length);
     if (pending !== undefined) {
-      pending.chain = this.chains.next(pending.chain, key);
-      pending.more.push(message, -1);
+      pending.node = this.chains.next(pending.node, key);
+      pending.join(message, -1);
       return;
     }
+    const node = this.chains.next(this.chains.empty, key);
+    const datapath = this.datapathOf(key);
     this.start(
-      new Pending(
-        message,
-        fields,
-        fields.hash,
-        datapathKey,
-        timeNs,
-        arrivalMs,
-        data,
-        0,
-        data.length,
-        this.datapathOf(key),
-        this.chains.next(this.chains.empty, key),
-      ),
+      new PacketEvent(undefined, -1, message, fields, fields.hash, datapathKey, timeNs, arrivalMs, data, 0, data.length, datapath, node),
     );
     this.rethrow();
   }
@@ -303,10 +302,10 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
   }
 
   // A listener that throws loses neither the batch's other samples nor their packets.
-  private start(pending: Pending): void {
-    if (this.grouper !== undefined) return this.grouper.add(pending);
+  private start(packet: PacketEvent): void {
+    if (this.grouper !== undefined) return this.grouper.add(packet);
     try {
-      this.emitPacket(pending);
+      this.emitPacket(packet);
     } catch (error) {
       this.failure ??= { error };
     }
@@ -318,16 +317,17 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     if (failure !== undefined) throw failure.error;
   }
 
-  private emitPacket(pending: Pending): void {
-    let src: Endpoint | undefined;
-    let dst: Endpoint | undefined;
+  private emitPacket(packet: PacketEvent): void {
     const pods = this.pods;
     if (pods !== undefined) {
-      const network = pending.datapath?.network;
-      const { src: srcIp, dst: dstIp } = pending.fields;
-      if (srcIp !== undefined) src = pods.resolve(network, srcIp);
-      if (dstIp !== undefined) dst = pods.resolve(network, dstIp);
+      const network = packet.datapath?.network;
+      const { src, dst } = packet.fields;
+      if (src !== undefined) packet.src = pods.resolve(network, src);
+      if (dst !== undefined) packet.dst = pods.resolve(network, dst);
     }
-    this.emit('event', new AssembledEvent(pending, src, dst));
+    const chain = packet.node.steps;
+    packet.chain = chain;
+    packet.verdict = chain[chain.length - 1]!.verdict;
+    this.emit('event', packet);
   }
 }

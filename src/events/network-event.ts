@@ -1,4 +1,4 @@
-import type { Endpoint } from '../ovn/endpoint';
+import { endpointText, type Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
 import type { ObservationIds } from '../ovn/cookie';
 import type { PacketFields } from '../packet/fields';
@@ -56,5 +56,36 @@ export interface NetworkEvent {
 export function chainText(event: NetworkEvent): string {
   let text = '';
   for (const step of event.chain) text += text === '' ? step.text : ` → ${step.text}`;
+  return text;
+}
+
+/** The steps' short policy names: "anp:pass-monitoring→isolation:shop". */
+export function policyText(event: NetworkEvent): string {
+  let text = '';
+  for (const step of event.chain) text += text === '' ? step.policy : `→${step.policy}`;
+  return text;
+}
+
+/** The namespace the verdict is about: the deciding policy's, else the destination pod's, else the source's. */
+export function eventNamespace(event: NetworkEvent): string | undefined {
+  for (let i = event.chain.length - 1; i >= 0; i--) {
+    const namespace = event.chain[i]!.event?.owner?.namespace;
+    if (namespace !== undefined) return namespace;
+  }
+  return event.dst?.namespace ?? event.src?.namespace;
+}
+
+// Endpoints are shared by every packet from or to them (PodDirectory hands out one per address).
+const endpointTexts = new WeakMap<Endpoint, string>();
+
+/** One side of the packet for a column: its endpoint ("shop/frontend"), else its address, else "-". */
+export function sideText(event: NetworkEvent, side: 'src' | 'dst'): string {
+  const endpoint = event[side];
+  if (endpoint === undefined) return event.fields[side] ?? '-';
+  let text = endpointTexts.get(endpoint);
+  if (text === undefined) {
+    text = endpointText(endpoint);
+    endpointTexts.set(endpoint, text);
+  }
   return text;
 }

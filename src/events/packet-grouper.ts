@@ -15,11 +15,8 @@ export interface PendingPacket {
   readonly bytes: Uint8Array;
   readonly start: number;
   readonly length: number;
-}
-
-interface Queued<P> {
-  readonly packet: P;
-  readonly deadline: number;
+  /** When it is handed on (performance.now()): set by the grouper. */
+  deadline: number;
 }
 
 function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
@@ -38,7 +35,7 @@ export class PacketGrouper<P extends PendingPacket> {
   private readonly windowMs: number;
   private readonly onPacket: (packet: P) => void;
   private readonly byHash = new Map<number, P | P[]>();
-  private readonly queue: Queued<P>[] = [];
+  private readonly queue: P[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly onTimer = (): void => {
@@ -66,7 +63,8 @@ export class PacketGrouper<P extends PendingPacket> {
     if (candidates === undefined) this.byHash.set(packet.hash, packet);
     else if (Array.isArray(candidates)) candidates.push(packet);
     else this.byHash.set(packet.hash, [candidates, packet]);
-    this.queue.push({ packet, deadline: performance.now() + this.windowMs });
+    packet.deadline = performance.now() + this.windowMs;
+    this.queue.push(packet);
     this.timer ??= setTimeout(this.onTimer, this.windowMs).unref();
   }
 
@@ -103,7 +101,7 @@ export class PacketGrouper<P extends PendingPacket> {
   private release(now: number): void {
     let failure: { error: unknown } | undefined;
     while (this.head < this.queue.length && this.queue[this.head]!.deadline <= now) {
-      const { packet } = this.queue[this.head++]!;
+      const packet = this.queue[this.head++]!;
       this.forget(packet);
       try {
         this.onPacket(packet);

@@ -128,6 +128,8 @@ interface Addon {
    * `slot` at out[at…]; returns where it ends, or minus the bytes it needs when they do not fit.
    */
   writePacketJsonTail(words: Uint32Array, slot: number, data: Uint8Array, out: Uint8Array, at: number): number;
+  /** native/packet/address_text.h: the IPv4 (length 4) or IPv6 (16) address at bytes[offset…] as text. */
+  addressText(bytes: Uint8Array, offset: number, length: 4 | 16): string;
   LineRenderer: NativeLineRendererClass;
   abi: NativeAbi;
 }

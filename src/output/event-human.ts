@@ -1,5 +1,4 @@
-import { endpointText, type Endpoint } from '../ovn/endpoint';
-import { chainText, type NetworkEvent, type VerdictStep } from '../events/network-event';
+import { chainText, eventNamespace, policyText, sideText, type NetworkEvent, type VerdictStep } from '../events/network-event';
 import type { Verdict } from '../events/verdict';
 import { escapeControl } from './control-text';
 import { LineBuffer } from './line-buffer';
@@ -34,45 +33,18 @@ class ClockText {
   }
 }
 
-/** The namespace the verdict is about: the deciding policy's, else the destination pod's, else the source's. */
-export function eventNamespace(event: NetworkEvent): string | undefined {
-  for (let i = event.chain.length - 1; i >= 0; i--) {
-    const namespace = event.chain[i]!.event?.owner?.namespace;
-    if (namespace !== undefined) return namespace;
-  }
-  return event.dst?.namespace ?? event.src?.namespace;
-}
-
-/** The steps' short policy names: "anp:pass-monitoring→isolation:shop". */
-export function policyText(event: NetworkEvent): string {
-  let text = '';
-  for (const step of event.chain) text += text === '' ? step.policy : `→${step.policy}`;
-  return text;
-}
-
 /** What a line shows of its chain, escaped: chains are shared by every packet that takes the same way. */
 interface ChainText {
   readonly policy: string;
   readonly sentence: string;
 }
 const chainTexts = new WeakMap<readonly VerdictStep[], ChainText>();
-const endpointTexts = new WeakMap<Endpoint, string>();
 
 function chainTextOf(event: NetworkEvent): ChainText {
   let text = chainTexts.get(event.chain);
   if (text === undefined) {
     text = { policy: escapeControl(policyText(event)), sentence: escapeControl(chainText(event)) };
     chainTexts.set(event.chain, text);
-  }
-  return text;
-}
-
-function side(endpoint: Endpoint | undefined, ip: string | undefined): string {
-  if (endpoint === undefined) return ip ?? '-';
-  let text = endpointTexts.get(endpoint);
-  if (text === undefined) {
-    text = endpointText(endpoint);
-    endpointTexts.set(endpoint, text);
   }
   return text;
 }
@@ -95,15 +67,14 @@ export class HumanFormatter {
   /** The line of `event`, '\n' included, written at the end of `out`. */
   write(event: NetworkEvent, out: LineBuffer): void {
     const chain = chainTextOf(event);
-    const fields = event.fields;
     const verdict = this.column(1, VERDICT_TEXT[event.verdict]);
     const line =
       `${this.column(0, this.clock.format(event.timestampNs))}  ` +
       (this.color ? `${COLORS[event.verdict]}${verdict}${RESET}  ` : `${verdict}  `) +
       `${this.column(2, chain.policy)}  ` +
       `${this.column(3, escapeControl(eventNamespace(event) ?? '-'))}  ` +
-      `${this.column(4, escapeControl(`${side(event.src, fields.src)} → ${side(event.dst, fields.dst)}`))}  ` +
-      `${this.column(5, packetTuple(fields))}  ` +
+      `${this.column(4, escapeControl(`${sideText(event, 'src')} → ${sideText(event, 'dst')}`))}  ` +
+      `${this.column(5, packetTuple(event.fields))}  ` +
       `${this.column(6, escapeControl(this.interfaceName(event.iifindex) ?? `if${event.iifindex}`))}  ` +
       `${chain.sentence}\n`;
     out.utf8(line);
