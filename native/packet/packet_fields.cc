@@ -93,13 +93,20 @@ bool restore(const uint32_t* w, DecodedPacket& p) {
       ports_layer > kLastLayer || p.member_count > kPacketMemberCount || (problem & 0xff) > kLastLayer ||
       ((problem >> 8) & 0xff) > kLastLayer || (problem >> 16) > kLastReason)
     return false;
+  // Each member once, and the network and transport members only with their layer: the JSON
+  // writer writes a member's name and then its layer.
   bool ethernet = false;
+  uint32_t seen = 0;
   for (size_t i = 0; i < p.member_count; i++) {
     const uint32_t member = (members >> (4 * i)) & 0xf;
-    if (member > kLastMember) return false;
+    if (member > kLastMember || (seen & (1u << member)) != 0) return false;
+    seen |= 1u << member;
     p.members[i] = static_cast<PacketMember>(member);
     ethernet = ethernet || p.members[i] == PacketMember::kEthernet;
   }
+  if (((seen & (1u << static_cast<uint32_t>(PacketMember::kNetwork))) != 0) != (network != 0) ||
+      ((seen & (1u << static_cast<uint32_t>(PacketMember::kTransport))) != 0) != (transport != 0))
+    return false;
   p.raw_link = (flags & kPacketFlagRawLink) != 0;
   p.truncated = (flags & kPacketFlagTruncated) != 0;
   p.malformed = (flags & kPacketFlagMalformed) != 0;
