@@ -219,6 +219,7 @@ uint32_t decode_batch_fields(const Batch& b, uint32_t count, uint32_t* words, st
       if (previous != nullptr && previous_proto == proto && previous_length == r.data_length &&
           (r.data_length == 0 || std::memcmp(previous_data, r.data, r.data_length) == 0)) {
         std::copy(previous, previous + kWords, slot);
+        slot[kFlags] |= kPacketFlagRepeat;
       } else {
         store_fields(decode_packet(r.data, r.data_length, proto), proto, slot, texts);
       }

@@ -58,7 +58,8 @@
   X(kPacketFlagIcmpEcho, icmpEcho, 5)                                                             \
   X(kPacketFlagIcmpv6Target, icmpv6Target, 6)                                                     \
   X(kPacketFlagIpv6Fragment, ipv6Fragment, 7)                                                     \
-  X(kPacketFlagUnknownIpProtocol, unknownIpProtocol, 8)
+  X(kPacketFlagUnknownIpProtocol, unknownIpProtocol, 8)                                           \
+  X(kPacketFlagRepeat, repeat, 9) /* the previous sample of the batch carried the same bytes and PROTO */
 
 namespace ovnpsample {
 
@@ -97,7 +98,8 @@ DecodedPacket load_fields(const uint32_t* words, const uint8_t* data, size_t len
 
 // Decodes the packet of each sample of a batch into words[i * kWords, (i + 1) * kWords) (group
 // events' slots stay zero), the address text into `texts`; a sample whose packet is the previous
-// one's (OVN samples a packet at several stages) gets a copy of its slot. Returns the records
+// one's (OVN samples a packet at several stages) gets a copy of its slot, marked
+// kPacketFlagRepeat (the grouping then need not compare the bytes again). Returns the records
 // walked: fewer than `count` when a record reaches outside the batch (the rest stay zero).
 uint32_t decode_batch_fields(const Batch& b, uint32_t count, uint32_t* words, std::string& texts);
 

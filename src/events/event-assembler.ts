@@ -75,6 +75,8 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   #first: PsampleMessage | undefined;
   #samples: readonly PsampleMessage[] | undefined;
   #packet: DecodedPacket | undefined;
+  #seconds = -1;
+  #nanoseconds = 0;
 
   constructor(
     /** The first sample's batch and record offset, or undefined when it came as a message. */
@@ -111,6 +113,22 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
 
   get timestampNs(): bigint {
     return this.arrivalMs === undefined ? this.firstSample.timestampNs : BigInt(this.arrivalMs) * 1_000_000n;
+  }
+
+  get epochSeconds(): number {
+    if (this.#seconds < 0) this.#splitTime();
+    return this.#seconds;
+  }
+
+  get nanoseconds(): number {
+    if (this.#seconds < 0) this.#splitTime();
+    return this.#nanoseconds;
+  }
+
+  #splitTime(): void {
+    const ns = this.timestampNs;
+    this.#seconds = Number(ns / 1_000_000_000n);
+    this.#nanoseconds = Number(ns % 1_000_000_000n);
   }
 
   get group(): number {
@@ -182,6 +200,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     const view = batch.view;
     const le = batch.littleEndian;
     const high = le ? 4 : 0;
+    // The packet the batch's previous sample went to: OVN's samples of one packet come together.
+    let previous: PacketEvent | undefined;
     for (let index = 0, at = 0; index < batch.length && !this.closed; index++) {
       const command = (view.getUint32(at + RECORD.kindCmdFlags, le) >>> 8) & 0xff;
       if (command === 0 || command >= 4) {
@@ -197,31 +217,32 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
         const datapathKey = ovsCookie ? domain & 0xffffff : -1;
         const arrivalMs = kernelNs === 0 ? Date.now() : undefined;
         const timeNs = arrivalMs === undefined ? kernelNs : arrivalMs * 1e6;
-        const pending = this.grouper?.find(hash, datapathKey, timeNs, batch.bytes, dataAt, dataLength);
+        const repeat = previous !== undefined && batch.packetRepeats(index) ? previous : undefined;
+        const pending = this.grouper?.find(hash, datapathKey, timeNs, batch.bytes, dataAt, dataLength, repeat);
         if (pending !== undefined) {
           pending.node = this.chains.next(pending.node, key);
           pending.join(batch, at);
+          previous = pending;
         } else {
           const fields = batch.packetFieldsAt(index, at);
           const node = this.chains.next(this.chains.empty, key);
           const datapath = this.datapathOf(key);
-          this.start(
-            new PacketEvent(
-              batch,
-              at,
-              undefined,
-              fields,
-              hash,
-              datapathKey,
-              timeNs,
-              arrivalMs,
-              batch.bytes,
-              dataAt,
-              dataLength,
-              datapath,
-              node,
-            ),
+          previous = new PacketEvent(
+            batch,
+            at,
+            undefined,
+            fields,
+            hash,
+            datapathKey,
+            timeNs,
+            arrivalMs,
+            batch.bytes,
+            dataAt,
+            dataLength,
+            datapath,
+            node,
           );
+          this.start(previous);
         }
       }
       if (index + 1 < batch.length) at = batch.nextOffset(at);

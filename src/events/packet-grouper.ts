@@ -48,10 +48,17 @@ export class PacketGrouper<P extends PendingPacket> {
     this.onPacket = onPacket;
   }
 
-  /** The pending packet a sample with these bytes, taken on `datapathKey` at `timeNs`, belongs to. */
-  find(hash: number, datapathKey: number, timeNs: number, bytes: Uint8Array, start: number, length: number): P | undefined {
+  /**
+   * The pending packet a sample with these bytes, taken on `datapathKey` at `timeNs`, belongs to.
+   * `sameBytes`: a pending packet known to carry these very bytes (the previous sample's, when the
+   * decoder saw they repeat), which is then not compared again.
+   */
+  find(hash: number, datapathKey: number, timeNs: number, bytes: Uint8Array, start: number, length: number, sameBytes?: P): P | undefined {
     const candidates = this.byHash.get(hash);
     if (candidates === undefined) return undefined;
+    if (sameBytes !== undefined && (candidates === sameBytes || (Array.isArray(candidates) && candidates.includes(sameBytes)))) {
+      if (this.near(sameBytes, datapathKey, timeNs)) return sameBytes;
+    }
     if (!Array.isArray(candidates)) return this.matches(candidates, datapathKey, timeNs, bytes, start, length) ? candidates : undefined;
     for (const pending of candidates) if (this.matches(pending, datapathKey, timeNs, bytes, start, length)) return pending;
     return undefined;
@@ -79,14 +86,14 @@ export class PacketGrouper<P extends PendingPacket> {
     this.flush();
   }
 
-  private matches(pending: P, datapathKey: number, timeNs: number, bytes: Uint8Array, start: number, length: number): boolean {
+  private near(pending: P, datapathKey: number, timeNs: number): boolean {
     const gap = timeNs - pending.timeNs;
+    return pending.datapathKey === datapathKey && gap <= this.windowMs * 1e6 && gap >= -this.windowMs * 1e6;
+  }
+
+  private matches(pending: P, datapathKey: number, timeNs: number, bytes: Uint8Array, start: number, length: number): boolean {
     return (
-      pending.datapathKey === datapathKey &&
-      pending.length === length &&
-      gap <= this.windowMs * 1e6 &&
-      gap >= -this.windowMs * 1e6 &&
-      sameBytes(pending.bytes, pending.start, bytes, start, length)
+      pending.length === length && this.near(pending, datapathKey, timeNs) && sameBytes(pending.bytes, pending.start, bytes, start, length)
     );
   }
 

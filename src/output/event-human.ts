@@ -1,5 +1,6 @@
 import { chainText, eventNamespace, policyText, sideText, type NetworkEvent, type VerdictStep } from '../events/network-event';
 import type { Verdict } from '../events/verdict';
+import { epochSecondsOf, nanosecondsOf } from '../events/event-samples';
 import { escapeControl } from './control-text';
 import { LineBuffer } from './line-buffer';
 import { packetTuple } from './packet-forms';
@@ -21,15 +22,14 @@ class ClockText {
   private second = -1;
   private text = '';
 
-  format(timestampNs: bigint): string {
-    const second = Number(timestampNs / 1_000_000_000n);
-    if (second !== this.second) {
-      const date = new Date(second * 1000);
+  format(seconds: number, nanoseconds: number): string {
+    if (seconds !== this.second) {
+      const date = new Date(seconds * 1000);
       const two = (n: number): string => String(n).padStart(2, '0');
-      this.second = second;
+      this.second = seconds;
       this.text = `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
     }
-    return `${this.text}.${String(Number((timestampNs / 1000n) % 1_000_000n)).padStart(6, '0')}`;
+    return `${this.text}.${String(Math.floor(nanoseconds / 1000)).padStart(6, '0')}`;
   }
 }
 
@@ -69,7 +69,7 @@ export class HumanFormatter {
     const chain = chainTextOf(event);
     const verdict = this.column(1, VERDICT_TEXT[event.verdict]);
     const line =
-      `${this.column(0, this.clock.format(event.timestampNs))}  ` +
+      `${this.column(0, this.clock.format(epochSecondsOf(event), nanosecondsOf(event)))}  ` +
       (this.color ? `${COLORS[event.verdict]}${verdict}${RESET}  ` : `${verdict}  `) +
       `${this.column(2, chain.policy)}  ` +
       `${this.column(3, escapeControl(eventNamespace(event) ?? '-'))}  ` +

@@ -1,6 +1,6 @@
 import { formatCookieHex } from '../ovn/cookie';
 import { chainText, type NetworkEvent, type VerdictStep } from '../events/network-event';
-import { firstSampleOf, sampleCountOf } from '../events/event-samples';
+import { epochSecondsOf, firstSampleOf, nanosecondsOf, sampleCountOf } from '../events/event-samples';
 import { LineBuffer } from './line-buffer';
 import { toHex } from './hex';
 import { jsonString, member, numberMember } from './json-text';
@@ -12,17 +12,21 @@ export const EVENT_JSON_VERSION = 1;
 
 /** RFC 3339 UTC time with nanoseconds; the date and time of a second made once for the events of that second. */
 class IsoClock {
-  private second = -1n;
+  private second = -1;
   private prefix = '';
 
-  format(timestampNs: bigint): string {
-    const second = timestampNs / 1_000_000_000n;
-    if (second !== this.second) {
-      this.second = second;
-      this.prefix = new Date(Number(second) * 1000).toISOString().slice(0, 19);
+  format(seconds: number, nanoseconds: number): string {
+    if (seconds !== this.second) {
+      this.second = seconds;
+      this.prefix = new Date(seconds * 1000).toISOString().slice(0, 19);
     }
-    return `${this.prefix}.${String(timestampNs - second * 1_000_000_000n).padStart(9, '0')}Z`;
+    return `${this.prefix}.${String(nanoseconds).padStart(9, '0')}Z`;
   }
+}
+
+/** The time in ns since the epoch, as the decimal digits of timestampNs. */
+function nanosecondsText(seconds: number, nanoseconds: number): string {
+  return seconds === 0 ? String(nanoseconds) : `${seconds}${String(nanoseconds).padStart(9, '0')}`;
 }
 
 function step(step: VerdictStep): string {
@@ -70,7 +74,7 @@ const MAX_INTERFACE_NAMES = 4096;
  */
 export class JsonFormatter {
   private readonly clock = new IsoClock();
-  private readonly interfaces = new Map<string, Buffer>();
+  private readonly interfaces = new Map<string, string>();
   private readonly scratch = new LineBuffer();
 
   constructor(private readonly interfaceName: (ifindex: number) => string | undefined) {}
@@ -79,7 +83,11 @@ export class JsonFormatter {
   write(event: NetworkEvent, out: LineBuffer): void {
     const first = firstSampleOf(event);
     const chain = chainJsonOf(event);
-    out.latin1(`{"version":${EVENT_JSON_VERSION},"time":"${this.clock.format(event.timestampNs)}","timestampNs":"${event.timestampNs}"`);
+    const seconds = epochSecondsOf(event);
+    const nanoseconds = nanosecondsOf(event);
+    out.latin1(
+      `{"version":${EVENT_JSON_VERSION},"time":"${this.clock.format(seconds, nanoseconds)}","timestampNs":"${nanosecondsText(seconds, nanoseconds)}"`,
+    );
     out.bytes(chain.head);
     if (event.src !== undefined) {
       out.latin1(',"src":');
@@ -90,21 +98,22 @@ export class JsonFormatter {
       out.bytes(sharedJsonBytes(event.dst));
     }
     out.bytes(chain.steps);
-    out.latin1(`,"group":${event.group},"iifindex":${event.iifindex}`);
     const iface = this.interfaceName(event.iifindex);
-    if (iface !== undefined) out.bytes(this.interfaceJson(iface));
     const cookie = first.userCookie;
-    out.latin1(
+    const numbers =
+      `,"group":${event.group},"iifindex":${event.iifindex}` +
+      (iface === undefined ? '' : this.interfaceJson(iface)) +
       numberMember('oifindex', event.oifindex) +
-        numberMember('nsid', event.nsid) +
-        `,"origSize":${first.origSize},"rate":${first.rate},"probability":${first.probability}` +
-        (cookie === undefined ? '' : `,"cookie":"${toHex(cookie)}"`),
-    );
-    if (event.datapath !== undefined) {
-      out.latin1(',"datapath":');
+      numberMember('nsid', event.nsid) +
+      `,"origSize":${first.origSize},"rate":${first.rate},"probability":${first.probability}` +
+      (cookie === undefined ? '' : `,"cookie":"${toHex(cookie)}"`);
+    if (event.datapath === undefined) {
+      out.utf8(`${numbers},"samples":${sampleCountOf(event)}`);
+    } else {
+      out.utf8(`${numbers},"datapath":`);
       out.bytes(sharedJsonBytes(event.datapath));
+      out.latin1(`,"samples":${sampleCountOf(event)}`);
     }
-    out.latin1(`,"samples":${sampleCountOf(event)}`);
     if (!writePacketJsonTail(event.fields, out)) out.latin1('}\n');
   }
 
@@ -116,11 +125,11 @@ export class JsonFormatter {
     return line;
   }
 
-  private interfaceJson(name: string): Buffer {
+  private interfaceJson(name: string): string {
     let json = this.interfaces.get(name);
     if (json === undefined) {
       if (this.interfaces.size >= MAX_INTERFACE_NAMES) this.interfaces.clear();
-      json = Buffer.from(`,"interface":${jsonString(name)}`);
+      json = `,"interface":${jsonString(name)}`;
       this.interfaces.set(name, json);
     }
     return json;

@@ -1,4 +1,4 @@
-import { PACKET_FIELD_WORDS, PACKET_FIELDS, RECORD, RECORD_BYTES } from '../native/abi.generated';
+import { PACKET_FIELD_WORDS, PACKET_FIELDS, PACKET_FLAGS, RECORD, RECORD_BYTES } from '../native/abi.generated';
 import { addon } from '../native/binding';
 import { PacketFieldsView } from '../packet/fields';
 import { PsampleSample } from './sample';
@@ -75,6 +75,11 @@ export class PsampleBatch implements Iterable<PsampleSample> {
   /** @internal FNV-1a of the bytes of the sample at `index`: the samples of one packet carry the same. */
   packetHash(index: number): number {
     return this.#decodedPackets()[index * PACKET_FIELD_WORDS + PACKET_FIELDS.hash]!;
+  }
+
+  /** @internal Whether the sample at `index` carries the same bytes (and PROTO) as the batch's previous sample. */
+  packetRepeats(index: number): boolean {
+    return (this.#decodedPackets()[index * PACKET_FIELD_WORDS + PACKET_FIELDS.flags]! & PACKET_FLAGS.repeat) !== 0;
   }
 
   #decodedPackets(): Uint32Array {
