@@ -1,7 +1,8 @@
 export * from './errors';
 export * from './psample/errors';
 export type * from './psample/types';
-export { openPsample, PsampleSocket, type PsampleSocketEvents } from './psample/socket';
+export { openPsample, openFakePsample, PsampleSocket, type PsampleSocketEvents } from './psample/socket';
+export { FakePsampleReader } from './psample/fake-reader';
 export { dropPrivileges } from './psample/privileges';
 export { PsampleSample } from './psample/sample';
 export { PsampleBatch } from './psample/batch';

@@ -1,5 +1,6 @@
 #include "napi/abi.h"
 
+#include "packet/packet_fields.h"
 #include "wire/batch_layout.h"
 #include "wire/socket_stats.h"
 
@@ -41,6 +42,13 @@ Napi::Object describe_abi(Napi::Env env) {
     stats.Set(i, stat);
   }
   abi.Set("stats", stats);
+  Napi::Object packet_words = Napi::Object::New(env);
+  for (const packet_fields::Name& word : packet_fields::kWordNames) packet_words.Set(word.name, word.value);
+  abi.Set("packetFields", packet_words);
+  Napi::Object packet_flags = Napi::Object::New(env);
+  for (const packet_fields::Name& flag : packet_fields::kFlagNames) packet_flags.Set(flag.name, flag.value);
+  abi.Set("packetFlags", packet_flags);
+  abi.Set("packetFieldWords", packet_fields::kWords);
   return abi;
 }
 

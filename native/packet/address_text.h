@@ -1,6 +1,6 @@
-// MAC, IPv4 and IPv6 addresses as text, the one C++ form for packets (packet_json.cc,
-// packet_text.cc) and psample's tunnel metadata (sample_json.cc). The forms are src/packet/address.ts's, which the
-// JavaScript tunnel getters still use (test/packet/packet.test.ts checks that they agree).
+// MAC, IPv4 and IPv6 addresses as text, the one form for packets (packet_json.cc, packet_text.cc,
+// packet_fields.cc) and psample's tunnel metadata (sample_json.cc, and PsampleSample.tunnel
+// through the addon's addressText()).
 #pragma once
 
 #include <charconv>

@@ -82,6 +82,7 @@ class PacketDecoder {
   void set(PacketMember member) { p_.members[p_.member_count++] = member; }
   void set_network(NetworkKind kind, size_t offset);
   void set_transport(TransportKind kind, size_t offset);
+  void set_ports(TransportKind kind, size_t offset);
   void mark_truncated(PacketLayer layer);
   void mark_malformed(PacketLayer layer, MalformedReason reason, uint32_t value, int64_t left = 0);
 
@@ -117,6 +118,13 @@ void PacketDecoder::set_transport(TransportKind kind, size_t offset) {
   p_.transport = kind;
   p_.transport_offset = offset;
   set(PacketMember::kTransport);
+}
+
+// TCP, UDP, SCTP and a header cut after its ports all start with the two ports.
+void PacketDecoder::set_ports(TransportKind kind, size_t offset) {
+  set_transport(kind, offset);
+  p_.src_port = u16(offset);
+  p_.dst_port = u16(offset + 2);
 }
 
 // True when `needed` bytes from `offset` are there. Otherwise records why: the data ran out (a
@@ -185,6 +193,9 @@ void PacketDecoder::decode_arp(size_t offset) {
 IpPayload PacketDecoder::decode_ipv4(size_t offset) {
   if (!has_room(offset, kIpv4MinHeaderBytes, kUnstatedEnd, PacketLayer::kIpv4)) return {};
   set_network(NetworkKind::kIpv4, offset);
+  p_.ip_protocol = p_.data[offset + 9];
+  p_.ttl = p_.data[offset + 8];
+  p_.fragment_offset = (u16(offset + 6) & 0x1fff) * 8;
   const uint8_t version = p_.data[offset] >> 4;
   if (version != 4) {
     mark_malformed(PacketLayer::kIpv4, MalformedReason::kIpv4Version, version);
@@ -207,6 +218,8 @@ IpPayload PacketDecoder::decode_ipv6(size_t offset) {
   if (!has_room(offset, kIpv6HeaderBytes, kUnstatedEnd, PacketLayer::kIpv6)) return {};
   set_network(NetworkKind::kIpv6, offset);
   p_.ipv6_protocol = p_.data[offset + 6];
+  p_.ip_protocol = p_.ipv6_protocol;
+  p_.ttl = p_.data[offset + 7];
   const uint8_t version = p_.data[offset] >> 4;
   if (version != 6) {
     mark_malformed(PacketLayer::kIpv6, MalformedReason::kIpv6Version, version);
@@ -228,6 +241,8 @@ IpPayload PacketDecoder::decode_ipv6(size_t offset) {
       p_.ipv6_fragment_offset = cursor;
     }
     p_.ipv6_protocol = p_.data[cursor];
+    p_.ip_protocol = p_.ipv6_protocol;
+    if (p_.ipv6_fragment) p_.fragment_offset = u16(p_.ipv6_fragment_offset + 2) & 0xfff8;
     cursor += length;
     // Past a non-first fragment header comes the middle of the payload, not another header.
     extension = !later_fragment() && is_ipv6_extension(p_.ipv6_protocol);
@@ -244,11 +259,11 @@ void PacketDecoder::decode_transport(const IpPayload& payload) {
     case kProtoUdp:
       if (!has_room(start, kUdpHeaderBytes, declared_end, PacketLayer::kUdp))
         return decode_ports_only(start, declared_end, PacketLayer::kUdp);
-      return set_transport(TransportKind::kUdp, start);
+      return set_ports(TransportKind::kUdp, start);
     case kProtoSctp:
       if (!has_room(start, kSctpCommonHeaderBytes, declared_end, PacketLayer::kSctp))
         return decode_ports_only(start, declared_end, PacketLayer::kSctp);
-      return set_transport(TransportKind::kSctp, start);
+      return set_ports(TransportKind::kSctp, start);
     case kProtoIcmp:
       return decode_icmp(start, declared_end, false);
     case kProtoIcmpv6:
@@ -265,7 +280,8 @@ void PacketDecoder::decode_transport(const IpPayload& payload) {
 void PacketDecoder::decode_tcp(size_t offset, size_t declared_end) {
   if (!has_room(offset, kTcpMinHeaderBytes, declared_end, PacketLayer::kTcp))
     return decode_ports_only(offset, declared_end, PacketLayer::kTcp);
-  set_transport(TransportKind::kTcp, offset);
+  set_ports(TransportKind::kTcp, offset);
+  p_.tcp_flags = p_.data[offset + 13];
   const size_t header_bytes = static_cast<size_t>(p_.data[offset + 12] >> 4) * 4;
   if (header_bytes < kTcpMinHeaderBytes) {
     mark_malformed(PacketLayer::kTcp, MalformedReason::kTcpDataOffset, static_cast<uint32_t>(header_bytes));
@@ -278,7 +294,7 @@ void PacketDecoder::decode_tcp(size_t offset, size_t declared_end) {
 void PacketDecoder::decode_ports_only(size_t offset, size_t declared_end, PacketLayer protocol) {
   if (room_left(offset, declared_end) < kPortBytes) return;
   p_.ports_protocol = protocol;
-  set_transport(TransportKind::kPorts, offset);
+  set_ports(TransportKind::kPorts, offset);
 }
 
 void PacketDecoder::decode_icmp(size_t offset, size_t declared_end, bool v6) {
@@ -286,9 +302,15 @@ void PacketDecoder::decode_icmp(size_t offset, size_t declared_end, bool v6) {
       has_room(offset, kIcmpHeaderBytes, declared_end, v6 ? PacketLayer::kIcmpv6 : PacketLayer::kIcmp);
   if (!complete && room_left(offset, declared_end) < kIcmpTypeCodeBytes) return;
   set_transport(v6 ? TransportKind::kIcmpv6 : TransportKind::kIcmp, offset);
-  if (!complete) return;
   const uint8_t type = p_.data[offset];
+  p_.icmp_type = type;
+  p_.icmp_code = p_.data[offset + 1];
+  if (!complete) return;
   p_.icmp_echo = v6 ? type == 128 || type == 129 : type == 8 || type == 0;
+  if (p_.icmp_echo) {
+    p_.icmp_id = u16(offset + 4);
+    p_.icmp_seq = u16(offset + 6);
+  }
   // Neighbor solicitation / advertisement and redirect carry the address asked or told about.
   if (v6 && (type == 135 || type == 136 || type == 137)) {
     p_.icmpv6_target = has_room(offset, kIcmpv6TargetMessageBytes, declared_end, PacketLayer::kIcmpv6);
@@ -325,6 +347,39 @@ DecodedPacket PacketDecoder::decode() {
 
 DecodedPacket decode_packet(const uint8_t* data, size_t length, uint16_t proto) {
   return PacketDecoder(data, length, proto).decode();
+}
+
+AddressAt ip_address(const DecodedPacket& p, int which) {
+  const size_t at = p.network_offset;
+  switch (p.network) {
+    case NetworkKind::kIpv4:
+      return {at + 12 + 4 * static_cast<size_t>(which), 4};
+    case NetworkKind::kIpv6:
+      return {at + 8 + 16 * static_cast<size_t>(which), 16};
+    case NetworkKind::kArp:
+      if (p.arp_addresses) return {at + (which == 0 ? 14 : 24), 4};
+      return {};
+    case NetworkKind::kNone:
+      return {};
+  }
+  return {};
+}
+
+const char* ip_protocol_label(uint8_t protocol) {
+  switch (protocol) {
+    case kProtoIcmp:
+      return "ICMP";
+    case kProtoTcp:
+      return "TCP";
+    case kProtoUdp:
+      return "UDP";
+    case kProtoIcmpv6:
+      return "ICMPv6";
+    case kProtoSctp:
+      return "SCTP";
+    default:
+      return nullptr;
+  }
 }
 
 }  // namespace ovnpsample

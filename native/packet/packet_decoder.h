@@ -1,5 +1,8 @@
-// Decodes a sampled packet's headers: what they are and where they sit in the data, not their
-// text (native/packet/packet_json.cc writes that). Pure C++17: no N-API, no system calls, no allocation.
+// Decodes a sampled packet's headers: what they are, where they sit in the data, and the values
+// every form of the packet reads (addresses, protocol, ports, ICMP type and code, TCP flags, TTL):
+// read here once, so the JSON (packet_json.cc), the one-line forms (packet_text.cc) and
+// TypeScript's fields (packet_fields.h) never read those offsets themselves. Not their text.
+// Pure C++17: no N-API, no system calls, no allocation.
 #pragma once
 
 #include <cstddef>
@@ -83,6 +86,23 @@ struct DecodedPacket {
   bool icmp_echo = false;
   bool icmpv6_target = false;
 
+  // The values the forms share. ip_protocol: IPv4's protocol field, or IPv6's upper-layer protocol
+  // after its extension headers (ipv6_protocol); ttl: IPv4's TTL or IPv6's hop limit;
+  // fragment_offset: in bytes, of IPv4's header or IPv6's fragment header.
+  uint8_t ip_protocol = 0;
+  uint8_t ttl = 0;
+  uint32_t fragment_offset = 0;
+  // kTcp, kUdp, kSctp, kPorts.
+  uint32_t src_port = 0;
+  uint32_t dst_port = 0;
+  // kIcmp, kIcmpv6; id and seq with icmp_echo.
+  uint8_t icmp_type = 0;
+  uint8_t icmp_code = 0;
+  uint32_t icmp_id = 0;
+  uint32_t icmp_seq = 0;
+  // kTcp.
+  uint8_t tcp_flags = 0;
+
   bool unknown_ip_protocol = false;
   uint32_t unknown_value = 0;
 
@@ -101,6 +121,18 @@ struct DecodedPacket {
 // cut or contradictory headers are reported as truncated / malformed, protocols it does not read
 // as unknown.
 DecodedPacket decode_packet(const uint8_t* data, size_t length, uint16_t proto);
+
+// Where the packet's source (which = 0) or destination (1) IP address starts, and its bytes (4 or
+// 16): the IP header's, or for Ethernet / IPv4 ARP the sender's and target's protocol address.
+// 0 bytes when the packet has none.
+struct AddressAt {
+  size_t offset = 0;
+  size_t bytes = 0;
+};
+AddressAt ip_address(const DecodedPacket& p, int which);
+
+// The IP protocol's name as the one-line forms write it: ICMP, TCP, UDP, ICMPv6, SCTP; null for another.
+const char* ip_protocol_label(uint8_t protocol);
 
 inline uint32_t read_u16(const uint8_t* data, size_t offset) { return uint32_t{data[offset]} << 8 | data[offset + 1]; }
 

@@ -114,11 +114,11 @@ void write_ipv4_header(JsonWriter& w, const DecodedPacket& p) {
   w.boolean((flags_fragment & 0x2000) != 0);
   // In bytes (the header field times 8), as the TypeScript type has it.
   w.literal(",\"fragmentOffset\":");
-  w.number((flags_fragment & 0x1fff) * 8);
+  w.number(p.fragment_offset);
   w.literal(",\"ttl\":");
-  w.number(p.data[at + 8]);
+  w.number(p.ttl);
   w.literal(",\"protocol\":");
-  w.number(p.data[at + 9]);
+  w.number(p.ip_protocol);
   w.literal(",\"src\":");
   write_ipv4(w, p.data, at + 12);
   w.literal(",\"dst\":");
@@ -141,7 +141,7 @@ void write_ipv6_header(JsonWriter& w, const DecodedPacket& p) {
   w.literal(",\"nextHeader\":");
   w.number(p.data[at + 6]);
   w.literal(",\"hopLimit\":");
-  w.number(p.data[at + 7]);
+  w.number(p.ttl);
   w.literal(",\"src\":");
   write_ipv6(w, p.data, at + 8);
   w.literal(",\"dst\":");
@@ -168,7 +168,7 @@ void write_ipv6_header(JsonWriter& w, const DecodedPacket& p) {
   if (p.ipv6_fragment) {
     const uint32_t offset_flags = read_u16(p.data, p.ipv6_fragment_offset + 2);
     w.literal(",\"fragment\":{\"offset\":");
-    w.number(offset_flags & 0xfff8);
+    w.number(p.fragment_offset);
     w.literal(",\"moreFragments\":");
     w.boolean((offset_flags & 1) != 0);
     w.literal(",\"id\":");
@@ -180,22 +180,21 @@ void write_ipv6_header(JsonWriter& w, const DecodedPacket& p) {
 
 void write_ports(JsonWriter& w, const DecodedPacket& p) {
   w.literal(",\"srcPort\":");
-  w.number(read_u16(p.data, p.transport_offset));
+  w.number(p.src_port);
   w.literal(",\"dstPort\":");
-  w.number(read_u16(p.data, p.transport_offset + 2));
+  w.number(p.dst_port);
 }
 
 void write_icmp(JsonWriter& w, const DecodedPacket& p) {
-  const size_t at = p.transport_offset;
   const bool v6 = p.transport == TransportKind::kIcmpv6;
-  const uint8_t type = p.data[at];
+  const uint8_t type = p.icmp_type;
   if (v6)
     w.literal("{\"kind\":\"icmpv6\",\"type\":");
   else
     w.literal("{\"kind\":\"icmp\",\"type\":");
   w.number(type);
   w.literal(",\"code\":");
-  w.number(p.data[at + 1]);
+  w.number(p.icmp_code);
   if (const char* name = v6 ? icmpv6_type_name(type) : icmp_type_name(type)) {
     w.literal(",\"name\":\"");
     w.text(name);
@@ -203,13 +202,13 @@ void write_icmp(JsonWriter& w, const DecodedPacket& p) {
   }
   if (p.icmp_echo) {
     w.literal(",\"id\":");
-    w.number(read_u16(p.data, at + 4));
+    w.number(p.icmp_id);
     w.literal(",\"seq\":");
-    w.number(read_u16(p.data, at + 6));
+    w.number(p.icmp_seq);
   }
   if (p.icmpv6_target) {
     w.literal(",\"target\":");
-    write_ipv6(w, p.data, at + 8);
+    write_ipv6(w, p.data, p.transport_offset + 8);
   }
   w.character('}');
 }
@@ -227,7 +226,7 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
       w.literal(",\"dataOffset\":");
       w.number(p.data[at + 12] >> 4);
       w.literal(",\"flags\":[");
-      write_tcp_flags(w, p.data[at + 13], true);
+      write_tcp_flags(w, p.tcp_flags, true);
       w.literal("],\"window\":");
       w.number(read_u16(p.data, at + 14));
       w.character('}');
@@ -274,7 +273,10 @@ void write_malformed(JsonWriter& w, const DecodedPacket& p) {
 }  // namespace
 
 void append_packet_json(std::string& out, const uint8_t* data, size_t length, uint16_t proto) {
-  const DecodedPacket p = decode_packet(data, length, proto);
+  append_packet_json(out, decode_packet(data, length, proto));
+}
+
+void append_packet_json(std::string& out, const DecodedPacket& p) {
   JsonWriter w(out);
   w.literal("{\"link\":");
   if (p.raw_link)

@@ -30,12 +30,13 @@ void write_ipv6(JsonWriter& w, const uint8_t* a) { w.written(format_ipv6(w.raw(k
 
 bool is_ipv6(const DecodedPacket& p) { return p.network == NetworkKind::kIpv6; }
 
-// The source (at 0) or destination (at 1) address of the IP header.
+// The source (at 0) or destination (at 1) address of the IP header, or ARP's sender and target.
 void write_ip(JsonWriter& w, const DecodedPacket& p, int which) {
-  if (is_ipv6(p))
-    write_ipv6(w, p.data + p.network_offset + 8 + 16 * which);
+  const AddressAt address = ip_address(p, which);
+  if (address.bytes == 16)
+    write_ipv6(w, p.data + address.offset);
   else
-    write_ipv4(w, p.data + p.network_offset + 12 + 4 * which);
+    write_ipv4(w, p.data + address.offset);
 }
 
 // RFC 5952 section 6: an IPv6 address next to a port goes in brackets.
@@ -44,7 +45,7 @@ void write_endpoint(JsonWriter& w, const DecodedPacket& p, int which) {
   write_ip(w, p, which);
   if (is_ipv6(p)) w.character(']');
   w.character(':');
-  w.number(read_u16(p.data, p.transport_offset + 2 * which));
+  w.number(which == 0 ? p.src_port : p.dst_port);
 }
 
 void write_addresses(JsonWriter& w, const DecodedPacket& p) {
@@ -83,10 +84,9 @@ void write_arp(JsonWriter& w, const DecodedPacket& p) {
 }
 
 void write_icmp(JsonWriter& w, const DecodedPacket& p) {
-  const size_t at = p.transport_offset;
   const bool v6 = p.transport == TransportKind::kIcmpv6;
-  const uint8_t type = p.data[at];
-  const uint8_t code = p.data[at + 1];
+  const uint8_t type = p.icmp_type;
+  const uint8_t code = p.icmp_code;
   write_addresses(w, p);
   if (v6)
     w.literal(" ICMPv6 ");
@@ -105,13 +105,13 @@ void write_icmp(JsonWriter& w, const DecodedPacket& p) {
   }
   if (p.icmp_echo) {
     w.literal(" id=");
-    w.number(read_u16(p.data, at + 4));
+    w.number(p.icmp_id);
     w.literal(" seq=");
-    w.number(read_u16(p.data, at + 6));
+    w.number(p.icmp_seq);
   }
   if (p.icmpv6_target) {
     w.literal(" target=");
-    write_ipv6(w, p.data + at + 8);
+    write_ipv6(w, p.data + p.transport_offset + 8);
   }
 }
 
@@ -124,7 +124,7 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
   switch (p.transport) {
     case TransportKind::kTcp: {
       w.literal(" TCP [");
-      write_tcp_flags(w, p.data[at + 13], false);
+      write_tcp_flags(w, p.tcp_flags, false);
       w.character(']');
       return;
     }
@@ -150,41 +150,36 @@ void write_transport(JsonWriter& w, const DecodedPacket& p) {
 }
 
 void write_protocol_label(JsonWriter& w, uint8_t protocol) {
-  switch (protocol) {
-    case kProtoIcmp:
-      return w.literal("ICMP");
-    case kProtoTcp:
-      return w.literal("TCP");
-    case kProtoUdp:
-      return w.literal("UDP");
-    case kProtoIcmpv6:
-      return w.literal("ICMPv6");
-    case kProtoSctp:
-      return w.literal("SCTP");
-    default:
-      w.literal("proto ");
-      w.number(protocol);
-  }
+  if (const char* label = ip_protocol_label(protocol)) return w.text(label);
+  w.literal("proto ");
+  w.number(protocol);
 }
 
 // An IP packet whose transport header was not decoded: its protocol and, for a later fragment, where it sits.
 void write_ip_only(JsonWriter& w, const DecodedPacket& p) {
-  const size_t at = p.network_offset;
   write_addresses(w, p);
   w.character(' ');
-  uint32_t fragment_offset;
-  if (is_ipv6(p)) {
-    write_protocol_label(w, p.ipv6_protocol);
-    fragment_offset = p.ipv6_fragment ? read_u16(p.data, p.ipv6_fragment_offset + 2) & 0xfff8 : 0;
-  } else {
-    write_protocol_label(w, p.data[at + 9]);
-    fragment_offset = (read_u16(p.data, at + 6) & 0x1fff) * 8;
-  }
-  if (fragment_offset != 0) {
+  write_protocol_label(w, p.ip_protocol);
+  if (p.fragment_offset != 0) {
     w.literal(" fragment offset=");
-    w.number(fragment_offset);
+    w.number(p.fragment_offset);
   }
 }
+
+void write_hex4(JsonWriter& w, uint32_t value) {
+  if (value < 0x1000) w.character('0');
+  if (value < 0x100) w.character('0');
+  if (value < 0x10) w.character('0');
+  w.number(value, 16);
+}
+
+// The tuple's address of one side, for ARP "?" when it was not decoded.
+void write_tuple_ip(JsonWriter& w, const DecodedPacket& p, int which) {
+  if (ip_address(p, which).bytes == 0) return w.character('?');
+  write_ip(w, p, which);
+}
+
+constexpr char kArrow[] = " \u2192 ";
 
 void write_problems(JsonWriter& w, const DecodedPacket& p) {
   if (p.truncated) {
@@ -202,7 +197,51 @@ void write_problems(JsonWriter& w, const DecodedPacket& p) {
 }  // namespace
 
 void append_packet_text(std::string& out, const uint8_t* data, size_t length, uint16_t proto) {
-  const DecodedPacket p = decode_packet(data, length, proto);
+  append_packet_text(out, decode_packet(data, length, proto));
+}
+
+void append_packet_tuple(std::string& out, const DecodedPacket& p) {
+  JsonWriter w(out);
+  if (p.network == NetworkKind::kNone) {
+    w.literal("ethertype 0x");
+    return write_hex4(w, p.ether_type);
+  }
+  if (p.network == NetworkKind::kArp) {
+    w.literal("ARP ");
+    write_tuple_ip(w, p, 0);
+    w.literal(kArrow);
+    return write_tuple_ip(w, p, 1);
+  }
+  write_protocol_label(w, p.ip_protocol);
+  w.character(' ');
+  switch (p.transport) {
+    case TransportKind::kTcp:
+    case TransportKind::kUdp:
+    case TransportKind::kSctp:
+    case TransportKind::kPorts:
+      write_endpoint(w, p, 0);
+      w.literal(kArrow);
+      return write_endpoint(w, p, 1);
+    case TransportKind::kIcmp:
+    case TransportKind::kIcmpv6: {
+      write_ip(w, p, 0);
+      w.literal(kArrow);
+      write_ip(w, p, 1);
+      w.character(' ');
+      const char* name =
+          p.transport == TransportKind::kIcmpv6 ? icmpv6_type_name(p.icmp_type) : icmp_type_name(p.icmp_type);
+      if (name != nullptr) return w.text(name);
+      w.literal("type ");
+      return w.number(p.icmp_type);
+    }
+    case TransportKind::kNone:
+      write_ip(w, p, 0);
+      w.literal(kArrow);
+      return write_ip(w, p, 1);
+  }
+}
+
+void append_packet_text(std::string& out, const DecodedPacket& p) {
   JsonWriter w(out);
   write_vlan_prefix(w, p);
   if (p.network == NetworkKind::kArp) {
@@ -219,10 +258,7 @@ void append_packet_text(std::string& out, const uint8_t* data, size_t length, ui
     w.literal(" > ");
     write_mac(w, p.data);
     w.literal(" ethertype 0x");
-    if (p.ether_type < 0x1000) w.character('0');
-    if (p.ether_type < 0x100) w.character('0');
-    if (p.ether_type < 0x10) w.character('0');
-    w.number(p.ether_type, 16);
+    write_hex4(w, p.ether_type);
   } else if (p.raw_link) {
     w.literal("IP");
   } else {

@@ -59,7 +59,7 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
       ...(ovn === undefined ? {} : { decoder: ovn.decoder, ...(ovn.pods === undefined ? {} : { pods: ovn.pods }) }),
       groupWindowMs: options.groupWindowMs,
     });
-    socket.on('sample', (message) => assembler.push(message));
+    socket.on('batch', (batch) => assembler.pushBatch(batch));
     const session = ovn;
     // Readable after close too, with what close() counted.
     const socketStats = (): PsampleStats => socket.stats();

@@ -1,14 +1,19 @@
 import { EventEmitter } from 'node:events';
-import { observationIdsFromCookie, splitObservationDomain, type ObservationIds } from '../ovn/cookie';
+import { RECORD } from '../native/abi.generated';
+import { OVN_COOKIE_BYTES, readCookieId, splitObservationDomain, type ObservationIds } from '../ovn/cookie';
 import type { OvnSampleDecoder } from '../ovn/decoder';
 import type { Endpoint } from '../ovn/endpoint';
-import type { OvnSampleEvent } from '../ovn/event';
+import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
 import type { PodDirectory } from '../ovn/pod-directory';
 import { decodePacket } from '../packet/decode';
+import { packetFields, type PacketFields, type PacketFieldsView } from '../packet/fields';
 import type { DecodedPacket } from '../packet/types';
+import type { PsampleBatch } from '../psample/batch';
 import type { PsampleMessage } from '../psample/types';
+import type { SampleSummary } from './event-samples';
 import type { NetworkEvent, VerdictStep } from './network-event';
-import { PacketGrouper } from './packet-grouper';
+import { PacketGrouper, type PendingPacket } from './packet-grouper';
+import { VerdictChains, type VerdictChain } from './verdict-chains';
 import { policyLabel, stepText, verdictOf, type Verdict } from './verdict';
 
 /** Samples of one packet arrive within microseconds, or milliseconds when an upcall sits between two stages. */
@@ -27,85 +32,256 @@ export interface NetworkEventAssemblerEvents {
   event: [event: NetworkEvent];
 }
 
-interface Taken {
-  readonly message: PsampleMessage;
-  readonly ids: ObservationIds | undefined;
-  readonly ovn: OvnSampleEvent | undefined;
-  readonly datapathKey: number;
-  readonly data: Uint8Array;
-  readonly timestampNs: bigint;
+/** The step key of samples without an 8-byte cookie when there is no decoder: each is a step of its own. */
+const NO_COOKIE = Object.freeze({});
+const TWO_32 = 4_294_967_296;
+/** Cookies remembered without a decoder before they start over: made-up cookies must not grow the map without end. */
+const MAX_COOKIES = 65_536;
+
+function isOvnEvent(key: object): key is OvnSampleEvent {
+  return 'status' in key;
 }
 
-function addresses(packet: DecodedPacket): [string | undefined, string | undefined] {
-  const network = packet.network;
-  if (network === undefined) return [undefined, undefined];
-  if (network.kind === 'arp') return [network.senderIp, network.targetIp];
-  return [network.src, network.dst];
-}
-
-/** What a step says of an OVN event, worked out once per event: the decoder hands out one per cookie. */
-interface StepParts {
-  readonly verdict: Verdict;
-  readonly text: string;
-  readonly policy: string;
-}
-const stepParts = new WeakMap<OvnSampleEvent, StepParts>();
-
-function partsOf(ovn: OvnSampleEvent): StepParts {
-  let parts = stepParts.get(ovn);
-  if (parts === undefined) {
-    parts = { verdict: ovn.status === 'decoded' ? verdictOf(ovn.action) : 'unknown', text: stepText(ovn), policy: policyLabel(ovn) };
-    stepParts.set(ovn, parts);
+/** What a step says of a sample, from its key: the decoder's event, the cookie's ids, or NO_COOKIE. */
+function stepOf(key: object): Omit<VerdictStep, 'samples'> {
+  if (key === NO_COOKIE) return { verdict: 'unknown', text: 'No OVS cookie', policy: '-' };
+  if (isOvnEvent(key)) {
+    const verdict: Verdict = key.status === 'decoded' ? verdictOf(key.action) : 'unknown';
+    const text = stepText(key);
+    const policy = policyLabel(key);
+    if (key.status === 'unknown' && key.reason === 'not-ovn-cookie') return { verdict, text, policy, event: key };
+    return { verdict, text, policy, event: key, cookie: { obsDomainId: key.obsDomainId, obsPointId: key.obsPointId } };
   }
-  return parts;
-}
-
-function ovnStep(ovn: OvnSampleEvent, ids: ObservationIds | undefined): VerdictStep & { samples: number } {
-  const { verdict, text, policy } = partsOf(ovn);
-  return ids === undefined
-    ? { verdict, text, policy, event: ovn, samples: 1 }
-    : { verdict, text, policy, event: ovn, cookie: ids, samples: 1 };
-}
-
-function cookieStep(ids: ObservationIds | undefined): Omit<VerdictStep, 'samples'> {
-  if (ids === undefined) return { verdict: 'unknown', text: 'No OVS cookie', policy: '-' };
+  const ids = key as ObservationIds;
   const { appId, datapathKey } = splitObservationDomain(ids.obsDomainId);
   return { verdict: 'unknown', text: `app ${appId} datapath ${datapathKey} point ${ids.obsPointId}`, policy: '-', cookie: ids };
 }
 
 /**
+ * A packet: while its samples are gathered (the grouper compares new samples with it), then as
+ * its event. Its first sample is read where it lies in its batch; the sample objects, the bigint
+ * time and the whole decoded packet are made only when read.
+ */
+class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
+  deadline = 0;
+  /** Where the packet's samples lead on the tree of chains; its chain once handed on. */
+  node: VerdictChain;
+  src: Endpoint | undefined;
+  dst: Endpoint | undefined;
+  chain: readonly VerdictStep[] = [];
+  verdict: Verdict = 'unknown';
+  /** The samples after the first: [batch, record offset] pairs, or [message, -1]. */
+  #more: (PsampleBatch | PsampleMessage | number)[] | undefined;
+  #first: PsampleMessage | undefined;
+  #samples: readonly PsampleMessage[] | undefined;
+  #packet: DecodedPacket | undefined;
+  #seconds = -1;
+  #nanoseconds = 0;
+
+  constructor(
+    /** The first sample's batch and record offset, or undefined when it came as a message. */
+    private readonly batch: PsampleBatch | undefined,
+    private readonly at: number,
+    first: PsampleMessage | undefined,
+    readonly fields: PacketFields,
+    readonly hash: number,
+    readonly datapathKey: number,
+    readonly timeNs: number,
+    /** The arrival time, for kernels (before 5.13) that give no timestamp. */
+    private readonly arrivalMs: number | undefined,
+    readonly bytes: Uint8Array,
+    readonly start: number,
+    readonly length: number,
+    readonly datapath: OvnDatapathInfo | undefined,
+    node: VerdictChain,
+  ) {
+    this.#first = first;
+    this.node = node;
+  }
+
+  join(batch: PsampleBatch | PsampleMessage, at: number): void {
+    (this.#more ??= []).push(batch, at);
+  }
+
+  get firstSample(): PsampleMessage {
+    return (this.#first ??= this.batch!.sampleAt(this.at));
+  }
+
+  get sampleCount(): number {
+    return 1 + (this.#more === undefined ? 0 : this.#more.length / 2);
+  }
+
+  get timestampNs(): bigint {
+    return this.arrivalMs === undefined ? this.firstSample.timestampNs : BigInt(this.arrivalMs) * 1_000_000n;
+  }
+
+  get epochSeconds(): number {
+    if (this.#seconds < 0) this.#splitTime();
+    return this.#seconds;
+  }
+
+  get nanoseconds(): number {
+    if (this.#seconds < 0) this.#splitTime();
+    return this.#nanoseconds;
+  }
+
+  #splitTime(): void {
+    const ns = this.timestampNs;
+    this.#seconds = Number(ns / 1_000_000_000n);
+    this.#nanoseconds = Number(ns % 1_000_000_000n);
+  }
+
+  get group(): number {
+    return this.firstSample.group;
+  }
+
+  get iifindex(): number {
+    return this.firstSample.iifindex;
+  }
+
+  get oifindex(): number | undefined {
+    return this.firstSample.oifindex;
+  }
+
+  get nsid(): number | undefined {
+    return this.firstSample.nsid;
+  }
+
+  get samples(): readonly PsampleMessage[] {
+    if (this.#samples === undefined) {
+      const samples = [this.firstSample];
+      const more = this.#more ?? [];
+      for (let i = 0; i < more.length; i += 2) {
+        const at = more[i + 1] as number;
+        samples.push(at < 0 ? (more[i] as PsampleMessage) : (more[i] as PsampleBatch).sampleAt(at));
+      }
+      this.#samples = samples;
+    }
+    return this.#samples;
+  }
+
+  get packet(): DecodedPacket {
+    const first = this.firstSample;
+    return (this.#packet ??= decodePacket(first.data, first.proto));
+  }
+}
+
+/**
  * Turns psample samples into NetworkEvents: one per packet, with its verdict chain (each distinct
  * cookie decoded through OVN), its source and destination resolved to pods, and its samples.
+ * pushBatch() takes a socket's batches and reads each sample where it lies: it makes nothing per
+ * sample but for a packet's first (its event, its fields, its pending group); push() takes one
+ * message at a time.
  */
 export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEvents> {
   private readonly decoder: OvnSampleDecoder | undefined;
   private readonly pods: PodDirectory | undefined;
-  private readonly grouper: PacketGrouper<Taken> | undefined;
+  private readonly grouper: PacketGrouper<PacketEvent> | undefined;
+  private readonly chains = new VerdictChains(stepOf);
+  /** Without a decoder, the ids of each cookie seen, made once: the steps' keys. */
+  private readonly cookies = new Map<number, Map<number, ObservationIds>>();
+  private cookieCount = 0;
+  private readonly forget = (): void => this.chains.clear();
+  private closed = false;
+  /** Without grouping, the first exception of a listener during a batch: thrown once the batch is taken. */
+  private failure: { error: unknown } | undefined;
 
   constructor(options: NetworkEventAssemblerOptions = {}) {
     super();
     this.decoder = options.decoder;
     this.pods = options.pods;
     const windowMs = options.groupWindowMs ?? DEFAULT_GROUP_WINDOW_MS;
-    this.grouper = windowMs > 0 ? new PacketGrouper<Taken>(windowMs, (members) => this.emitPacket(members)) : undefined;
+    this.grouper = windowMs > 0 ? new PacketGrouper<PacketEvent>(windowMs, (packet) => this.emitPacket(packet)) : undefined;
+    this.decoder?.on('change', this.forget);
+  }
+
+  /** Takes the samples of a socket's batch (group events are ignored): `socket.on('batch', (b) => assembler.pushBatch(b))`. */
+  pushBatch(batch: PsampleBatch): void {
+    const view = batch.view;
+    const le = batch.littleEndian;
+    const high = le ? 4 : 0;
+    // The packet the batch's previous sample went to: OVN's samples of one packet come together.
+    let previous: PacketEvent | undefined;
+    for (let index = 0, at = 0; index < batch.length && !this.closed; index++) {
+      const command = (view.getUint32(at + RECORD.kindCmdFlags, le) >>> 8) & 0xff;
+      if (command === 0 || command >= 4) {
+        const cookieLength = view.getUint32(at + RECORD.cookieLength, le);
+        const cookieAt = at + view.getUint32(at + RECORD.cookieOffset, le);
+        const ovsCookie = cookieLength === OVN_COOKIE_BYTES;
+        const domain = ovsCookie ? view.getUint32(cookieAt, false) : 0;
+        const key = this.keyOf(ovsCookie, domain, ovsCookie ? view.getUint32(cookieAt + 4, false) : 0, batch.bytes, cookieAt, cookieLength);
+        const kernelNs = view.getUint32(at + RECORD.timestamp + high, le) * TWO_32 + view.getUint32(at + RECORD.timestamp + (4 - high), le);
+        const dataAt = at + view.getUint32(at + RECORD.dataOffset, le);
+        const dataLength = view.getUint32(at + RECORD.dataLength, le);
+        const hash = batch.packetHash(index);
+        const datapathKey = ovsCookie ? domain & 0xffffff : -1;
+        const arrivalMs = kernelNs === 0 ? Date.now() : undefined;
+        const timeNs = arrivalMs === undefined ? kernelNs : arrivalMs * 1e6;
+        const repeat = previous !== undefined && batch.packetRepeats(index) ? previous : undefined;
+        const pending = this.grouper?.find(hash, datapathKey, timeNs, batch.bytes, dataAt, dataLength, repeat);
+        if (pending !== undefined) {
+          pending.node = this.chains.next(pending.node, key);
+          pending.join(batch, at);
+          previous = pending;
+        } else {
+          const fields = batch.packetFieldsAt(index, at);
+          const node = this.chains.next(this.chains.empty, key);
+          const datapath = this.datapathOf(key);
+          previous = new PacketEvent(
+            batch,
+            at,
+            undefined,
+            fields,
+            hash,
+            datapathKey,
+            timeNs,
+            arrivalMs,
+            batch.bytes,
+            dataAt,
+            dataLength,
+            datapath,
+            node,
+          );
+          this.start(previous);
+        }
+      }
+      if (index + 1 < batch.length) at = batch.nextOffset(at);
+    }
+    this.rethrow();
   }
 
   /** Takes one sample (group events and other commands are ignored). */
   push(message: PsampleMessage): void {
     if (message.command !== 'sample') return;
-    const ids = message.userCookie === undefined ? undefined : observationIdsFromCookie(message.userCookie);
-    const ovn = this.decoder?.decodeSample(message);
-    const taken: Taken = {
-      message,
-      ids,
-      ovn,
-      datapathKey: ids === undefined ? -1 : ids.obsDomainId & 0xffffff,
-      data: message.data,
-      // Kernels before 5.13 give no timestamp: the arrival time stands in.
-      timestampNs: message.timestampNs === 0n ? BigInt(Date.now()) * 1_000_000n : message.timestampNs,
-    };
-    if (this.grouper === undefined) this.emitPacket([taken]);
-    else this.grouper.push(taken);
+    const cookie = message.userCookie;
+    const ovsCookie = cookie?.byteLength === OVN_COOKIE_BYTES;
+    const domain = ovsCookie ? readCookieId(cookie, 0) : 0;
+    const key = this.keyOf(
+      ovsCookie,
+      domain,
+      ovsCookie ? readCookieId(cookie, 4) : 0,
+      cookie ?? new Uint8Array(0),
+      0,
+      cookie?.byteLength ?? 0,
+    );
+    const data = message.data;
+    const fields: PacketFieldsView = packetFields(data, message.proto);
+    const datapathKey = ovsCookie ? domain & 0xffffff : -1;
+    // Kernels before 5.13 give no timestamp: the arrival time stands in.
+    const arrivalMs = message.timestampNs === 0n ? Date.now() : undefined;
+    const timeNs = arrivalMs === undefined ? Number(message.timestampNs) : arrivalMs * 1e6;
+    const pending = this.grouper?.find(fields.hash, datapathKey, timeNs, data, 0, data.length);
+    if (pending !== undefined) {
+      pending.node = this.chains.next(pending.node, key);
+      pending.join(message, -1);
+      return;
+    }
+    const node = this.chains.next(this.chains.empty, key);
+    const datapath = this.datapathOf(key);
+    this.start(
+      new PacketEvent(undefined, -1, message, fields, fields.hash, datapathKey, timeNs, arrivalMs, data, 0, data.length, datapath, node),
+    );
+    this.rethrow();
   }
 
   /** Emits the packets still waiting for more samples. */
@@ -113,52 +289,66 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     this.grouper?.flush();
   }
 
+  /** Emits the packets still waiting, then takes no more samples. */
   close(): void {
+    this.closed = true;
     this.grouper?.close();
+    this.decoder?.off('change', this.forget);
   }
 
-  private emitPacket(members: readonly Taken[]): void {
-    const first = members[0]!;
-    const chain: (VerdictStep & { samples: number })[] = [];
-    for (const member of members) {
-      const repeat = chain.find(
-        (step) =>
-          step.cookie !== undefined &&
-          member.ids !== undefined &&
-          step.cookie.obsDomainId === member.ids.obsDomainId &&
-          step.cookie.obsPointId === member.ids.obsPointId,
-      );
-      if (repeat !== undefined) {
-        repeat.samples++;
-        continue;
-      }
-      const ovn = member.ovn;
-      chain.push(ovn === undefined ? { ...cookieStep(member.ids), samples: 1 } : ovnStep(ovn, member.ids));
+  /** The step key of a sample: the decoder's event for its cookie, or without a decoder the cookie's ids. */
+  private keyOf(ovsCookie: boolean, domain: number, point: number, bytes: Uint8Array, cookieAt: number, cookieLength: number): object {
+    const decoder = this.decoder;
+    if (decoder !== undefined) {
+      return ovsCookie ? decoder.decode(domain, point) : decoder.decodeCookie(bytes.subarray(cookieAt, cookieAt + cookieLength));
     }
-    const message = first.message;
-    const packet = decodePacket(message.data, message.proto);
-    const datapath = first.ovn?.datapath;
-    let src: Endpoint | undefined;
-    let dst: Endpoint | undefined;
-    if (this.pods !== undefined) {
-      const [srcIp, dstIp] = addresses(packet);
-      if (srcIp !== undefined) src = this.pods.resolve(datapath?.network, srcIp);
-      if (dstIp !== undefined) dst = this.pods.resolve(datapath?.network, dstIp);
+    if (!ovsCookie) return NO_COOKIE;
+    if (this.cookieCount >= MAX_COOKIES) {
+      this.cookies.clear();
+      this.cookieCount = 0;
+      this.chains.clear();
     }
-    const event: NetworkEvent = {
-      timestampNs: first.timestampNs,
-      group: message.group,
-      iifindex: message.iifindex,
-      oifindex: message.oifindex,
-      nsid: message.nsid,
-      packet,
-      src,
-      dst,
-      verdict: chain[chain.length - 1]!.verdict,
-      chain,
-      datapath,
-      samples: members.map((member) => member.message),
-    };
-    this.emit('event', event);
+    let points = this.cookies.get(domain);
+    if (points === undefined) this.cookies.set(domain, (points = new Map<number, ObservationIds>()));
+    let ids = points.get(point);
+    if (ids === undefined) {
+      points.set(point, (ids = Object.freeze({ obsDomainId: domain, obsPointId: point })));
+      this.cookieCount++;
+    }
+    return ids;
+  }
+
+  private datapathOf(key: object): OvnDatapathInfo | undefined {
+    return isOvnEvent(key) ? key.datapath : undefined;
+  }
+
+  // A listener that throws loses neither the batch's other samples nor their packets.
+  private start(packet: PacketEvent): void {
+    if (this.grouper !== undefined) return this.grouper.add(packet);
+    try {
+      this.emitPacket(packet);
+    } catch (error) {
+      this.failure ??= { error };
+    }
+  }
+
+  private rethrow(): void {
+    const failure = this.failure;
+    this.failure = undefined;
+    if (failure !== undefined) throw failure.error;
+  }
+
+  private emitPacket(packet: PacketEvent): void {
+    const pods = this.pods;
+    if (pods !== undefined) {
+      const network = packet.datapath?.network;
+      const { src, dst } = packet.fields;
+      if (src !== undefined) packet.src = pods.resolve(network, src);
+      if (dst !== undefined) packet.dst = pods.resolve(network, dst);
+    }
+    const chain = packet.node.steps;
+    packet.chain = chain;
+    packet.verdict = chain[chain.length - 1]!.verdict;
+    this.emit('event', packet);
   }
 }

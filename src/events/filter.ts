@@ -28,13 +28,6 @@ type Test = (event: NetworkEvent) => boolean;
 const PROTOCOLS: Readonly<Record<string, number>> = { icmp: 1, tcp: 6, udp: 17, icmpv6: 58, sctp: 132 };
 const APPS = ['acl-new', 'acl-est', 'drop'];
 
-function addressOf(event: NetworkEvent, side: 'src' | 'dst'): string | undefined {
-  const network = event.packet.network;
-  if (network === undefined) return undefined;
-  if (network.kind === 'arp') return side === 'src' ? network.senderIp : network.targetIp;
-  return network[side];
-}
-
 function endpointTest(flag: string, value: string): (endpoint: Endpoint | undefined, ip: string | undefined) => boolean {
   const slash = value.indexOf('/');
   const cidr: Cidr | undefined = parseCidr(value);
@@ -70,30 +63,24 @@ export function compileFilter(filter: NetworkEventFilter): Test {
     add(
       any(filter[side], (value) => {
         const test = endpointTest(`--${side}`, value);
-        return (event) => test(event[side], addressOf(event, side));
+        return (event) => test(event[side], event.fields[side]);
       }),
     );
   }
   add(
     any(filter.port, (port) => {
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError(`--port ${port}: give a port from 0 to 65535`);
-      return (event) => {
-        const transport = event.packet.transport;
-        return transport !== undefined && 'srcPort' in transport && (transport.srcPort === port || transport.dstPort === port);
-      };
+      return (event) => event.fields.srcPort === port || event.fields.dstPort === port;
     }),
   );
   add(
     any(filter.proto, (value) => {
       const name = value.toLowerCase();
-      if (name === 'arp') return (event) => event.packet.network?.kind === 'arp';
+      if (name === 'arp') return (event) => event.fields.network === 'arp';
       const number = PROTOCOLS[name] ?? (/^\d+$/.test(name) ? Number(name) : undefined);
       if (number === undefined || number > 255)
         throw new InvalidOptionError(`--proto ${value}: use tcp, udp, sctp, icmp, icmpv6, arp or an IP protocol number`);
-      return (event) => {
-        const network = event.packet.network;
-        return network !== undefined && network.kind !== 'arp' && network.protocol === number;
-      };
+      return (event) => event.fields.protocol === number;
     }),
   );
   add(

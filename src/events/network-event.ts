@@ -1,6 +1,7 @@
-import type { Endpoint } from '../ovn/endpoint';
+import { endpointText, type Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
 import type { ObservationIds } from '../ovn/cookie';
+import type { PacketFields } from '../packet/fields';
 import type { DecodedPacket } from '../packet/types';
 import type { PsampleMessage } from '../psample/types';
 import type { Verdict } from './verdict';
@@ -20,7 +21,12 @@ export interface VerdictStep {
   readonly samples: number;
 }
 
-/** One packet: its samples grouped, its endpoints resolved, its verdict chain in order. */
+/**
+ * One packet: its samples grouped, its endpoints resolved, its verdict chain in order. The
+ * contract of every sample source (psample's batches, OVS IPFIX records): formatters, filters,
+ * `top` and the metrics read nothing else. A source without the packet's bytes gives samples
+ * whose `data` is empty and no `packet`.
+ */
 export interface NetworkEvent {
   /** The first sample's kernel timestamp (ns since the epoch), or its arrival time when the kernel gave none. */
   readonly timestampNs: bigint;
@@ -28,8 +34,13 @@ export interface NetworkEvent {
   readonly iifindex: number;
   readonly oifindex?: number;
   readonly nsid?: number;
-  /** The first sample's data decoded: decodePacket(samples[0].data, samples[0].proto). */
-  readonly packet: DecodedPacket;
+  /** The packet's fields: what filters, pods and formatters read (see PacketFields). */
+  readonly fields: PacketFields;
+  /**
+   * Every header of the first sample's data: decodePacket(samples[0].data, samples[0].proto), made
+   * when first read. Undefined for a source without the packet's bytes.
+   */
+  readonly packet: DecodedPacket | undefined;
   readonly src?: Endpoint;
   readonly dst?: Endpoint;
   /** The last step's verdict: what finally happened to the packet. */
@@ -45,5 +56,36 @@ export interface NetworkEvent {
 export function chainText(event: NetworkEvent): string {
   let text = '';
   for (const step of event.chain) text += text === '' ? step.text : ` → ${step.text}`;
+  return text;
+}
+
+/** The steps' short policy names: "anp:pass-monitoring→isolation:shop". */
+export function policyText(event: NetworkEvent): string {
+  let text = '';
+  for (const step of event.chain) text += text === '' ? step.policy : `→${step.policy}`;
+  return text;
+}
+
+/** The namespace the verdict is about: the deciding policy's, else the destination pod's, else the source's. */
+export function eventNamespace(event: NetworkEvent): string | undefined {
+  for (let i = event.chain.length - 1; i >= 0; i--) {
+    const namespace = event.chain[i]!.event?.owner?.namespace;
+    if (namespace !== undefined) return namespace;
+  }
+  return event.dst?.namespace ?? event.src?.namespace;
+}
+
+// Endpoints are shared by every packet from or to them (PodDirectory hands out one per address).
+const endpointTexts = new WeakMap<Endpoint, string>();
+
+/** One side of the packet for a column: its endpoint ("shop/frontend"), else its address, else "-". */
+export function sideText(event: NetworkEvent, side: 'src' | 'dst'): string {
+  const endpoint = event[side];
+  if (endpoint === undefined) return event.fields[side] ?? '-';
+  let text = endpointTexts.get(endpoint);
+  if (text === undefined) {
+    text = endpointText(endpoint);
+    endpointTexts.set(endpoint, text);
+  }
   return text;
 }

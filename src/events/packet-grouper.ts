@@ -1,44 +1,41 @@
 import { performance } from 'node:perf_hooks';
 
-/** What the grouper needs of a sample: where it was taken, its bytes and its kernel time. */
-export interface GroupableSample {
-  readonly datapathKey: number;
-  readonly data: Uint8Array;
-  /** Kernel time in ns (or the arrival time where the kernel gives none). */
-  readonly timestampNs: bigint;
-}
-
-interface Pending<T extends GroupableSample> {
-  readonly first: T;
+/**
+ * A packet waiting for more of its samples: what the grouper compares a new sample with. Its
+ * bytes are `length` bytes from `start` in `bytes` (a batch's buffer, or a sample's data), so a
+ * sample is compared where it lies, without a view of its own.
+ */
+export interface PendingPacket {
+  /** FNV-1a of the bytes (native/packet/packet_fields.h computes it with the packet's fields). */
   readonly hash: number;
-  readonly deadline: number;
-  readonly members: T[];
+  /** Where it was sampled: the OVN datapath key of its cookie, or -1 without one. */
+  readonly datapathKey: number;
+  /** The first sample's kernel time in ns (or its arrival time where the kernel gives none), as a number: the window is far coarser than its rounding. */
+  readonly timeNs: number;
+  readonly bytes: Uint8Array;
+  readonly start: number;
+  readonly length: number;
+  /** When it is handed on (performance.now()): set by the grouper. */
+  deadline: number;
 }
 
-function fnv1a(data: Uint8Array): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < data.length; i++) hash = Math.imul(hash ^ data[i]!, 0x01000193);
-  return hash >>> 0;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[aStart + i] !== b[bStart + i]) return false;
   return true;
 }
 
 /**
  * Groups the samples OVN takes of one packet (an AdminNetworkPolicy pass, then the namespace
  * isolation drop; a from-lport then a to-lport ACL): the same bytes on the same datapath within
- * `windowMs` of the first. A group is handed on `windowMs` after its first sample arrived, in
- * arrival order. Packets that differ on the way (NAT, a router hop) stay apart.
+ * `windowMs` of the first. A packet is handed on `windowMs` after its first sample arrived, in
+ * arrival order. Packets that differ on the way (NAT, a router hop) stay apart. The caller keeps
+ * what it needs of each sample in its pending packet: the grouper makes nothing per sample.
  */
-export class PacketGrouper<T extends GroupableSample> {
+export class PacketGrouper<P extends PendingPacket> {
   private readonly windowMs: number;
-  private readonly windowNs: bigint;
-  private readonly onPacket: (members: T[]) => void;
-  private readonly byHash = new Map<number, Pending<T>[]>();
-  private readonly queue: Pending<T>[] = [];
+  private readonly onPacket: (packet: P) => void;
+  private readonly byHash = new Map<number, P | P[]>();
+  private readonly queue: P[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly onTimer = (): void => {
@@ -46,38 +43,39 @@ export class PacketGrouper<T extends GroupableSample> {
     this.release(performance.now());
   };
 
-  constructor(windowMs: number, onPacket: (members: T[]) => void) {
+  constructor(windowMs: number, onPacket: (packet: P) => void) {
     this.windowMs = windowMs;
-    this.windowNs = BigInt(Math.round(windowMs * 1e6));
     this.onPacket = onPacket;
   }
 
-  push(sample: T): void {
-    const hash = fnv1a(sample.data);
+  /**
+   * The pending packet a sample with these bytes, taken on `datapathKey` at `timeNs`, belongs to.
+   * `sameBytes`: a pending packet known to carry these very bytes (the previous sample's, when the
+   * decoder saw they repeat), which is then not compared again.
+   */
+  find(hash: number, datapathKey: number, timeNs: number, bytes: Uint8Array, start: number, length: number, sameBytes?: P): P | undefined {
     const candidates = this.byHash.get(hash);
-    if (candidates !== undefined) {
-      for (const pending of candidates) {
-        const { first } = pending;
-        const gap = sample.timestampNs - first.timestampNs;
-        if (
-          first.datapathKey === sample.datapathKey &&
-          gap <= this.windowNs &&
-          gap >= -this.windowNs &&
-          sameBytes(first.data, sample.data)
-        ) {
-          pending.members.push(sample);
-          return;
-        }
-      }
+    if (candidates === undefined) return undefined;
+    if (sameBytes !== undefined && (candidates === sameBytes || (Array.isArray(candidates) && candidates.includes(sameBytes)))) {
+      if (this.near(sameBytes, datapathKey, timeNs)) return sameBytes;
     }
-    const pending: Pending<T> = { first: sample, hash, deadline: performance.now() + this.windowMs, members: [sample] };
-    if (candidates === undefined) this.byHash.set(hash, [pending]);
-    else candidates.push(pending);
-    this.queue.push(pending);
+    if (!Array.isArray(candidates)) return this.matches(candidates, datapathKey, timeNs, bytes, start, length) ? candidates : undefined;
+    for (const pending of candidates) if (this.matches(pending, datapathKey, timeNs, bytes, start, length)) return pending;
+    return undefined;
+  }
+
+  /** Starts a packet: it is handed on `windowMs` from now, with whatever joined it by then. */
+  add(packet: P): void {
+    const candidates = this.byHash.get(packet.hash);
+    if (candidates === undefined) this.byHash.set(packet.hash, packet);
+    else if (Array.isArray(candidates)) candidates.push(packet);
+    else this.byHash.set(packet.hash, [candidates, packet]);
+    packet.deadline = performance.now() + this.windowMs;
+    this.queue.push(packet);
     this.timer ??= setTimeout(this.onTimer, this.windowMs).unref();
   }
 
-  /** Hands on every group now (at exit, or before a snapshot). */
+  /** Hands on every packet now (at exit, or before a snapshot). */
   flush(): void {
     this.release(Infinity);
   }
@@ -88,16 +86,32 @@ export class PacketGrouper<T extends GroupableSample> {
     this.flush();
   }
 
-  /** Hands on the groups due by `now`; a throwing onPacket neither loses the others nor stops the timer. */
+  private near(pending: P, datapathKey: number, timeNs: number): boolean {
+    const gap = timeNs - pending.timeNs;
+    return pending.datapathKey === datapathKey && gap <= this.windowMs * 1e6 && gap >= -this.windowMs * 1e6;
+  }
+
+  private matches(pending: P, datapathKey: number, timeNs: number, bytes: Uint8Array, start: number, length: number): boolean {
+    return (
+      pending.length === length && this.near(pending, datapathKey, timeNs) && sameBytes(pending.bytes, pending.start, bytes, start, length)
+    );
+  }
+
+  private forget(packet: P): void {
+    const candidates = this.byHash.get(packet.hash)!;
+    if (!Array.isArray(candidates)) this.byHash.delete(packet.hash);
+    else if (candidates.length === 2) this.byHash.set(packet.hash, candidates[0] === packet ? candidates[1]! : candidates[0]!);
+    else candidates.splice(candidates.indexOf(packet), 1);
+  }
+
+  /** Hands on the packets due by `now`; a throwing onPacket neither loses the others nor stops the timer. */
   private release(now: number): void {
     let failure: { error: unknown } | undefined;
     while (this.head < this.queue.length && this.queue[this.head]!.deadline <= now) {
-      const pending = this.queue[this.head++]!;
-      const candidates = this.byHash.get(pending.hash)!;
-      if (candidates.length === 1) this.byHash.delete(pending.hash);
-      else candidates.splice(candidates.indexOf(pending), 1);
+      const packet = this.queue[this.head++]!;
+      this.forget(packet);
       try {
-        this.onPacket(pending.members);
+        this.onPacket(packet);
       } catch (error) {
         failure ??= { error };
       }

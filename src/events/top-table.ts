@@ -1,5 +1,4 @@
-import { endpointText } from '../ovn/endpoint';
-import type { NetworkEvent } from './network-event';
+import { eventNamespace, policyText, sideText, type NetworkEvent } from './network-event';
 import type { Verdict } from './verdict';
 
 export type TopSort = 'rate' | 'last' | 'verdict' | 'namespace';
@@ -30,27 +29,6 @@ interface Tally {
   lastSeenMs: number;
 }
 
-function sideText(event: NetworkEvent, side: 'src' | 'dst'): string {
-  const endpoint = event[side];
-  if (endpoint !== undefined) return endpointText(endpoint);
-  const network = event.packet.network;
-  if (network === undefined) return '-';
-  return (network.kind === 'arp' ? (side === 'src' ? network.senderIp : network.targetIp) : network[side]) ?? '-';
-}
-
-/** The deciding policy's namespace, else the destination pod's, else the source's. */
-function namespaceOf(event: NetworkEvent): string {
-  for (let i = event.chain.length - 1; i >= 0; i--) {
-    const namespace = event.chain[i]!.event?.owner?.namespace;
-    if (namespace !== undefined) return namespace;
-  }
-  return event.dst?.namespace ?? event.src?.namespace ?? '-';
-}
-
-function policiesOf(event: NetworkEvent): string {
-  return event.chain.map((step) => step.policy).join('→');
-}
-
 const VERDICT_ORDER: Readonly<Record<Verdict, number>> = { drop: 0, reject: 1, pass: 2, allow: 3, unknown: 4 };
 
 /**
@@ -71,8 +49,8 @@ export class TopTable {
   }
 
   add(event: NetworkEvent): void {
-    const policy = policiesOf(event);
-    const namespace = namespaceOf(event);
+    const policy = policyText(event);
+    const namespace = eventNamespace(event) ?? '-';
     const src = sideText(event, 'src');
     const dst = sideText(event, 'dst');
     const key = `${event.verdict}\u0000${policy}\u0000${namespace}\u0000${src}\u0000${dst}`;

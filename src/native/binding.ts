@@ -4,7 +4,7 @@ import nodeGypBuild from 'node-gyp-build';
 import type { PrivilegeDropReport } from '../psample/types';
 import { ABI_SOURCE } from './abi.generated';
 
-/** Shapes of the C++ addon (native/napi/addon.cc); src/psample talks to it, and src/packet for packetJson. */
+/** Shapes of the C++ addon (native/napi/addon.cc); src/psample talks to it, src/packet and src/output for the packet's fields and forms. */
 export interface NativeReaderOptions {
   protocol: 'kernel' | 'generic' | 'usersock';
   familyId?: number;
@@ -114,6 +114,22 @@ interface Addon {
   packetJson(data: Uint8Array, proto: number): string;
   /** native/packet/packet_text.h: the decoded packet's one-line description; the same TypeErrors as packetJson. */
   packetText(data: Uint8Array, proto: number): string;
+  /**
+   * native/packet/packet_fields.h: every sample's packet of a batch decoded into `words`
+   * (PACKET_FIELD_WORDS per record, group events' zero); returns the address text the slots point into.
+   */
+  packetFields(batch: ArrayBuffer, count: number, littleEndian: boolean, words: Uint32Array): string;
+  /** One packet decoded into words[0, PACKET_FIELD_WORDS); returns its address text. */
+  decodePacketFields(data: Uint8Array, proto: number, words: Uint32Array): string;
+  /** native/packet/packet_text.h: the tuple (watch's packet column) of the packet in slot `slot` of `words`, its bytes `data`. */
+  packetTuple(words: Uint32Array, slot: number, data: Uint8Array): string;
+  /**
+   * Writes `,"packet":{…},"data":"HEX"}\n`, the end of watch's JSON line, of the packet in slot
+   * `slot` at out[at…]; returns where it ends, or minus the bytes it needs when they do not fit.
+   */
+  writePacketJsonTail(words: Uint32Array, slot: number, data: Uint8Array, out: Uint8Array, at: number): number;
+  /** native/packet/address_text.h: the IPv4 (length 4) or IPv6 (16) address at bytes[offset…] as text. */
+  addressText(bytes: Uint8Array, offset: number, length: 4 | 16): string;
   LineRenderer: NativeLineRendererClass;
   abi: NativeAbi;
 }

@@ -1,8 +1,9 @@
-import { endpointText, type Endpoint } from '../ovn/endpoint';
-import { chainText, type NetworkEvent } from '../events/network-event';
+import { chainText, eventNamespace, policyText, sideText, type NetworkEvent, type VerdictStep } from '../events/network-event';
 import type { Verdict } from '../events/verdict';
+import { epochSecondsOf, nanosecondsOf } from '../events/event-samples';
 import { escapeControl } from './control-text';
-import { packetTuple } from './packet-tuple';
+import { LineBuffer } from './line-buffer';
+import { packetTuple } from './packet-forms';
 
 const VERDICT_TEXT: Readonly<Record<Verdict, string>> = { allow: 'ALLOW', drop: 'DROP', pass: 'PASS', reject: 'REJECT', unknown: '?' };
 const COLORS: Readonly<Record<Verdict, string>> = {
@@ -21,76 +22,75 @@ class ClockText {
   private second = -1;
   private text = '';
 
-  format(timestampNs: bigint): string {
-    const second = Number(timestampNs / 1_000_000_000n);
-    if (second !== this.second) {
-      const date = new Date(second * 1000);
+  format(seconds: number, nanoseconds: number): string {
+    if (seconds !== this.second) {
+      const date = new Date(seconds * 1000);
       const two = (n: number): string => String(n).padStart(2, '0');
-      this.second = second;
+      this.second = seconds;
       this.text = `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
     }
-    return `${this.text}.${String(Number((timestampNs / 1000n) % 1_000_000n)).padStart(6, '0')}`;
+    return `${this.text}.${String(Math.floor(nanoseconds / 1000)).padStart(6, '0')}`;
   }
 }
 
-function side(endpoint: Endpoint | undefined, ip: string | undefined): string {
-  return endpoint === undefined ? (ip ?? '-') : endpointText(endpoint);
+/** What a line shows of its chain, escaped: chains are shared by every packet that takes the same way. */
+interface ChainText {
+  readonly policy: string;
+  readonly sentence: string;
 }
+const chainTexts = new WeakMap<readonly VerdictStep[], ChainText>();
 
-function addresses(event: NetworkEvent): [string | undefined, string | undefined] {
-  const network = event.packet.network;
-  if (network === undefined) return [undefined, undefined];
-  return network.kind === 'arp' ? [network.senderIp, network.targetIp] : [network.src, network.dst];
-}
-
-/** The namespace the verdict is about: the deciding policy's, else the destination pod's, else the source's. */
-export function eventNamespace(event: NetworkEvent): string | undefined {
-  for (let i = event.chain.length - 1; i >= 0; i--) {
-    const namespace = event.chain[i]!.event?.owner?.namespace;
-    if (namespace !== undefined) return namespace;
+function chainTextOf(event: NetworkEvent): ChainText {
+  let text = chainTexts.get(event.chain);
+  if (text === undefined) {
+    text = { policy: escapeControl(policyText(event)), sentence: escapeControl(chainText(event)) };
+    chainTexts.set(event.chain, text);
   }
-  return event.dst?.namespace ?? event.src?.namespace;
-}
-
-/** The steps' short policy names: "anp:pass-monitoring→isolation:shop". */
-export function policyText(event: NetworkEvent): string {
-  let text = '';
-  for (const step of event.chain) text += text === '' ? step.policy : `→${step.policy}`;
   return text;
 }
 
 /**
  * One aligned line per packet for a person: time, verdict, policy, namespace, source → destination
- * (pods when known), addresses and ports, input interface, then the verdict chain.
+ * (pods when known), the packet's tuple (native/packet/packet_text.h), input interface, then the
+ * verdict chain.
  */
 export class HumanFormatter {
   private readonly clock = new ClockText();
   private readonly widths = [0, 6, 0, 0, 0, 0, 0];
+  private readonly scratch = new LineBuffer();
 
   constructor(
     private readonly color: boolean,
     private readonly interfaceName: (ifindex: number) => string | undefined,
   ) {}
 
+  /** The line of `event`, '\n' included, written at the end of `out`. */
+  write(event: NetworkEvent, out: LineBuffer): void {
+    const chain = chainTextOf(event);
+    const verdict = this.column(1, VERDICT_TEXT[event.verdict]);
+    const line =
+      `${this.column(0, this.clock.format(epochSecondsOf(event), nanosecondsOf(event)))}  ` +
+      (this.color ? `${COLORS[event.verdict]}${verdict}${RESET}  ` : `${verdict}  `) +
+      `${this.column(2, chain.policy)}  ` +
+      `${this.column(3, escapeControl(eventNamespace(event) ?? '-'))}  ` +
+      `${this.column(4, escapeControl(`${sideText(event, 'src')} → ${sideText(event, 'dst')}`))}  ` +
+      `${this.column(5, packetTuple(event.fields))}  ` +
+      `${this.column(6, escapeControl(this.interfaceName(event.iifindex) ?? `if${event.iifindex}`))}  ` +
+      `${chain.sentence}\n`;
+    out.utf8(line);
+  }
+
+  /** The line of `event` as a string ('\n' included). */
   format(event: NetworkEvent): string {
-    const [srcIp, dstIp] = addresses(event);
-    const verdict = VERDICT_TEXT[event.verdict];
-    const columns = [
-      this.clock.format(event.timestampNs),
-      verdict,
-      policyText(event),
-      eventNamespace(event) ?? '-',
-      `${side(event.src, srcIp)} → ${side(event.dst, dstIp)}`,
-      packetTuple(event.packet),
-      this.interfaceName(event.iifindex) ?? `if${event.iifindex}`,
-    ];
-    let line = '';
-    for (let i = 0; i < columns.length; i++) {
-      const value = escapeControl(columns[i]!);
-      const width = (this.widths[i] = Math.min(MAX_COLUMN, Math.max(this.widths[i]!, value.length)));
-      const padded = value.length < width ? value + ' '.repeat(width - value.length) : value;
-      line += i === 1 && this.color ? `${COLORS[event.verdict]}${padded}${RESET}  ` : `${padded}  `;
-    }
-    return `${line}${escapeControl(chainText(event))}\n`;
+    this.write(event, this.scratch);
+    const line = this.scratch.take().toString();
+    this.scratch.recycle();
+    return line;
+  }
+
+  /** `value` padded to its column's width, which grows to fit it. */
+  private column(index: number, value: string): string {
+    const width = (this.widths[index] = Math.min(MAX_COLUMN, Math.max(this.widths[index]!, value.length)));
+    return value.length < width ? value + ' '.repeat(width - value.length) : value;
   }
 }

@@ -2,6 +2,7 @@ import { observationIdsFromCookie } from '../ovn/cookie';
 import type { NetworkEvent } from '../events/network-event';
 import type { PsampleMessage } from '../psample/types';
 import { escapeControl } from './control-text';
+import { LineBuffer } from './line-buffer';
 import { packetDump } from './packet-dump';
 
 export interface ObservOptions {
@@ -22,9 +23,8 @@ function logPrefix(timestampNs: bigint): string {
 }
 
 function addressLine(event: NetworkEvent): string {
-  const network = event.packet.network;
-  const [src, dst] = network === undefined || network.kind === 'arp' ? ['', ''] : [network.src, network.dst];
-  return `src=${src}, dst=${dst}`;
+  const { network, src, dst } = event.fields;
+  return network === undefined || network === 'arp' ? 'src=, dst=' : `src=${src}, dst=${dst}`;
 }
 
 /**
@@ -33,12 +33,21 @@ function addressLine(event: NetworkEvent): string {
  * line (its Println of a string that already ends in a newline), each with Go's log prefix.
  */
 export class ObservFormatter {
+  private readonly scratch = new LineBuffer();
+
   constructor(private readonly options: ObservOptions) {}
 
+  /** The lines of `event`'s samples written at the end of `out`. */
+  write(event: NetworkEvent, out: LineBuffer): void {
+    for (const sample of event.samples) out.utf8(this.sample(event, sample));
+  }
+
+  /** The lines of `event`'s samples as a string. */
   format(event: NetworkEvent): string {
-    let out = '';
-    for (const sample of event.samples) out += this.sample(event, sample);
-    return out;
+    this.write(event, this.scratch);
+    const lines = this.scratch.take().toString();
+    this.scratch.recycle();
+    return lines;
   }
 
   private sample(event: NetworkEvent, sample: PsampleMessage): string {

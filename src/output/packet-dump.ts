@@ -16,8 +16,9 @@ function fields(record: object, skip: readonly string[] = ['kind']): string {
  * Every decoded layer of a sampled packet, the way ovnkube-observ -print-full-packet shows one
  * (gopacket's Packet.String(): a "PACKET:" line, then "- Layer N = Name {Field=Value ...}").
  */
-export function packetDump(packet: DecodedPacket, sample: PsampleMessage): string {
+export function packetDump(packet: DecodedPacket | undefined, sample: PsampleMessage): string {
   const lines = [`PACKET: ${sample.data.length} bytes, wire length ${sample.origSize} cap length ${sample.data.length}`];
+  if (packet === undefined) return `${lines[0]!}\n- no packet bytes: this source gives the packet's fields only`;
   let layer = 1;
   if (packet.ethernet !== undefined) lines.push(`- Layer ${layer++} = Ethernet\t${fields(packet.ethernet)}`);
   if (packet.network !== undefined) lines.push(`- Layer ${layer++} = ${packet.network.kind.toUpperCase()}\t${fields(packet.network)}`);

@@ -1,5 +1,6 @@
 import { formatCookieHex } from '../ovn/cookie';
 import { chainText, type NetworkEvent } from '../events/network-event';
+import { firstSampleOf } from '../events/event-samples';
 
 /** pcapng block types and option codes (draft-ietf-opsawg-pcapng). */
 const SECTION_HEADER = 0x0a0d0d0a;
@@ -85,9 +86,11 @@ export class PcapngWriter {
     this.write(block(SECTION_HEADER, concat([body, options([[SHB_USERAPPL, encoder.encode('ovn-psample')]])])));
   }
 
-  packet(event: NetworkEvent): void {
-    const sample = event.samples[0]!;
-    const linkType = event.packet.link === 'raw' ? LINKTYPE_RAW : LINKTYPE_ETHERNET;
+  /** Writes the packet of `event`; false, and nothing written, for a source without the packet's bytes. */
+  packet(event: NetworkEvent): boolean {
+    const sample = firstSampleOf(event);
+    if (event.packet === undefined) return false;
+    const linkType = event.fields.link === 'raw' ? LINKTYPE_RAW : LINKTYPE_ETHERNET;
     const id = this.interfaceId(event.iifindex, linkType);
     const data = sample.data;
     const head = new Uint8Array(20);
@@ -100,6 +103,7 @@ export class PcapngWriter {
     const paddedData = new Uint8Array((data.length + 3) & ~3);
     paddedData.set(data);
     this.write(block(ENHANCED_PACKET, concat([head, paddedData, options([[OPT_COMMENT, encoder.encode(pcapngComment(event))]])])));
+    return true;
   }
 
   private interfaceId(ifindex: number, linkType: number): number {

@@ -1,4 +1,6 @@
-import { RECORD, RECORD_BYTES } from '../native/abi.generated';
+import { PACKET_FIELD_WORDS, PACKET_FIELDS, PACKET_FLAGS, RECORD, RECORD_BYTES } from '../native/abi.generated';
+import { addon } from '../native/binding';
+import { PacketFieldsView } from '../packet/fields';
 import { PsampleSample } from './sample';
 
 /**
@@ -12,6 +14,9 @@ export class PsampleBatch implements Iterable<PsampleSample> {
   readonly #view: DataView;
   readonly #le: boolean;
   #offsets: Uint32Array | undefined;
+  #bytes: Uint8Array | undefined;
+  #packetWords: Uint32Array | undefined;
+  #packetTexts = '';
 
   /** @internal */
   constructor(buffer: ArrayBuffer, length: number, littleEndian: boolean) {
@@ -40,6 +45,50 @@ export class PsampleBatch implements Iterable<PsampleSample> {
   /** @internal The byte order of the records' numbers. */
   get littleEndian(): boolean {
     return this.#le;
+  }
+
+  /** @internal The records as numbers. */
+  get view(): DataView {
+    return this.#view;
+  }
+
+  /** @internal The records as bytes. */
+  get bytes(): Uint8Array {
+    return (this.#bytes ??= new Uint8Array(this.#view.buffer));
+  }
+
+  /**
+   * @internal The packet of the sample at `index` (its record at byte `at`), decoded: every
+   * sample's packet of the batch is decoded in one native call, when the first is asked for.
+   */
+  packetFieldsAt(index: number, at: number): PacketFieldsView {
+    const words = this.#decodedPackets();
+    const view = this.#view;
+    const data = new Uint8Array(
+      view.buffer,
+      at + view.getUint32(at + RECORD.dataOffset, this.#le),
+      view.getUint32(at + RECORD.dataLength, this.#le),
+    );
+    return new PacketFieldsView(words, index, this.#packetTexts, data);
+  }
+
+  /** @internal FNV-1a of the bytes of the sample at `index`: the samples of one packet carry the same. */
+  packetHash(index: number): number {
+    return this.#decodedPackets()[index * PACKET_FIELD_WORDS + PACKET_FIELDS.hash]!;
+  }
+
+  /** @internal Whether the sample at `index` carries the same bytes (and PROTO) as the batch's previous sample. */
+  packetRepeats(index: number): boolean {
+    return (this.#decodedPackets()[index * PACKET_FIELD_WORDS + PACKET_FIELDS.flags]! & PACKET_FLAGS.repeat) !== 0;
+  }
+
+  #decodedPackets(): Uint32Array {
+    if (this.#packetWords === undefined) {
+      const words = new Uint32Array(this.length * PACKET_FIELD_WORDS);
+      this.#packetTexts = addon.packetFields(this.buffer, this.length, this.#le, words);
+      this.#packetWords = words;
+    }
+    return this.#packetWords;
   }
 
   /** @internal The message whose record starts at byte `at`. */

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 
 import { RECORD, RECORD_FLAGS, TUNNEL_BLOCK, TUNNEL_BLOCK_BYTES } from '../native/abi.generated';
-import { formatIpv4, formatIpv6 } from '../packet/address';
+import { addon } from '../native/binding';
 import type { PsampleCommand, PsampleMessage, PsampleTunnel } from './types';
 
 // psample attribute numbers, as bits of RECORD.present
@@ -41,10 +41,10 @@ function readTunnel(view: DataView, record: number, at: number, le: boolean): Ps
     copyOf(bytes, record + view.getUint32(at + offset, le), view.getUint32(at + length, le));
   return {
     id: has(TUN_ID) ? view.getBigUint64(at + TUNNEL_BLOCK.id, le) : undefined,
-    ipv4Src: has(TUN_IPV4_SRC) ? formatIpv4(bytes, at + TUNNEL_BLOCK.ipv4Src) : undefined,
-    ipv4Dst: has(TUN_IPV4_DST) ? formatIpv4(bytes, at + TUNNEL_BLOCK.ipv4Dst) : undefined,
-    ipv6Src: has(TUN_IPV6_SRC) ? formatIpv6(bytes, at + TUNNEL_BLOCK.ipv6Src) : undefined,
-    ipv6Dst: has(TUN_IPV6_DST) ? formatIpv6(bytes, at + TUNNEL_BLOCK.ipv6Dst) : undefined,
+    ipv4Src: has(TUN_IPV4_SRC) ? addon.addressText(bytes, at + TUNNEL_BLOCK.ipv4Src, 4) : undefined,
+    ipv4Dst: has(TUN_IPV4_DST) ? addon.addressText(bytes, at + TUNNEL_BLOCK.ipv4Dst, 4) : undefined,
+    ipv6Src: has(TUN_IPV6_SRC) ? addon.addressText(bytes, at + TUNNEL_BLOCK.ipv6Src, 16) : undefined,
+    ipv6Dst: has(TUN_IPV6_DST) ? addon.addressText(bytes, at + TUNNEL_BLOCK.ipv6Dst, 16) : undefined,
     tos: has(TUN_TOS) ? view.getUint8(at + TUNNEL_BLOCK.tos) : undefined,
     ttl: has(TUN_TTL) ? view.getUint8(at + TUNNEL_BLOCK.ttl) : undefined,
     tpSrc: has(TUN_TP_SRC) ? view.getUint16(at + TUNNEL_BLOCK.tpSrc, le) : undefined,

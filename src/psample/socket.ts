@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
-import { addon, type NativeReader, type NativeReaderInfo } from '../native/binding';
+import { addon, type NativeReader, type NativeReaderInfo, type NativeReaderOptions } from '../native/binding';
 import type { PsampleBatch } from './batch';
 import { DeliveryQueue } from './delivery';
-import { fromNativeError, PsamplePermissionError, PsampleSocketError } from './errors';
+import { fromNativeError, InvalidOptionError, PsamplePermissionError, PsampleSocketError } from './errors';
+import { FakePsampleReader } from './fake-reader';
 import { type IteratorOwner, SampleIterator } from './iterator';
 import { nativeReaderOptions } from './options';
 import { dropPrivileges, privilegeRequest } from './privileges';
@@ -73,12 +74,16 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   readonly #stats = statValues();
   readonly #reported = statValues();
 
-  constructor(options: OpenPsampleOptions = {}) {
+  /** @internal `reader`: what stands in for the addon's reader thread (openFakePsample()). */
+  constructor(options: OpenPsampleOptions = {}, reader?: (options: NativeReaderOptions, onReadable: () => void) => NativeReader) {
     super();
     const native = nativeReaderOptions(options);
     const privileges = privilegeRequest(options.dropPrivileges);
+    if (reader !== undefined && privileges !== undefined) {
+      throw new InvalidOptionError('dropPrivileges: a fake reader has no socket to give privileges up for');
+    }
     try {
-      this.#native = new addon.NativeReader(native, this.#onReadable);
+      this.#native = reader === undefined ? new addon.NativeReader(native, this.#onReadable) : reader(native, this.#onReadable);
     } catch (error) {
       throw fromNativeError(error);
     }
@@ -308,4 +313,18 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
 /** Opens a psample subscription (synchronously: errors are thrown here, typed). */
 export function openPsample(options: OpenPsampleOptions = {}): PsampleSocket {
   return new PsampleSocket(options);
+}
+
+/**
+ * A PsampleSocket fed by a FakePsampleReader instead of the kernel, for tests of what consumes
+ * samples (without root): `reader.deliver(messages)` hands it what the reader thread would.
+ * Takes openPsample()'s options but `source`, `netns` and `dropPrivileges`, which need a real socket.
+ */
+export function openFakePsample(options: Omit<OpenPsampleOptions, 'source' | 'netns' | 'dropPrivileges'> = {}): {
+  socket: PsampleSocket;
+  reader: FakePsampleReader;
+} {
+  let reader: FakePsampleReader | undefined;
+  const socket = new PsampleSocket(options, (native, onReadable) => (reader = new FakePsampleReader(native, onReadable)));
+  return { socket, reader: reader! };
 }

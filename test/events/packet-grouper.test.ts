@@ -1,33 +1,49 @@
 import { expect, it } from 'vitest';
-import { PacketGrouper } from '../../src/events/packet-grouper';
+import { PacketGrouper, type PendingPacket } from '../../src/events/packet-grouper';
 import { portIps } from '../../src/ovn/port-addresses';
 import { cidrContains, parseCidr } from '../../src/packet/cidr';
+import { packetFields } from '../../src/packet/fields';
 
 const sample = (data: number[], timestampNs: bigint, datapathKey = 1): { data: Uint8Array; timestampNs: bigint; datapathKey: number } => ({
   data: Uint8Array.from(data),
   timestampNs,
   datapathKey,
 });
+type Sample = ReturnType<typeof sample>;
+
+/** A packet as the assembler keeps one: its first sample and those that joined it. */
+interface Packet extends PendingPacket {
+  readonly members: Sample[];
+}
+
+/** Hands each sample to the grouper the way the assembler does: joins a pending packet, or starts one. */
+function push(grouper: PacketGrouper<Packet>, s: Sample): void {
+  const hash = packetFields(s.data, 0x0800).hash;
+  const timeNs = Number(s.timestampNs);
+  const pending = grouper.find(hash, s.datapathKey, timeNs, s.data, 0, s.data.length);
+  if (pending !== undefined) pending.members.push(s);
+  else grouper.add({ hash, datapathKey: s.datapathKey, timeNs, bytes: s.data, start: 0, length: s.data.length, deadline: 0, members: [s] });
+}
 
 it('groups the same bytes on the same datapath within the window, keeps the rest apart, in arrival order', () => {
   const groups: number[][] = [];
   const all = [sample([1, 2], 0n), sample([1, 2], 10n), sample([1, 2], 5n, 2), sample([1, 3], 0n), sample([1, 2], 2_000_000_000n)];
-  const grouper = new PacketGrouper<(typeof all)[number]>(50, (members) => groups.push(members.map((m) => all.indexOf(m))));
-  all.forEach((s) => grouper.push(s));
+  const grouper = new PacketGrouper<Packet>(50, (packet) => groups.push(packet.members.map((m) => all.indexOf(m))));
+  all.forEach((s) => push(grouper, s));
   grouper.flush();
   expect(groups).toEqual([[0, 1], [2], [3], [4]]);
 });
 
 it('a consumer that throws loses neither the other packets nor later ones', async () => {
   const seen: number[] = [];
-  const grouper = new PacketGrouper<ReturnType<typeof sample>>(5, (members) => {
-    seen.push(members[0]!.data[0]!);
-    if (members[0]!.data[0] === 1) throw new Error('consumer failed');
+  const grouper = new PacketGrouper<Packet>(5, (packet) => {
+    seen.push(packet.members[0]!.data[0]!);
+    if (packet.members[0]!.data[0] === 1) throw new Error('consumer failed');
   });
-  grouper.push(sample([1], 0n));
-  grouper.push(sample([2], 0n));
+  push(grouper, sample([1], 0n));
+  push(grouper, sample([2], 0n));
   expect(() => grouper.flush()).toThrow('consumer failed');
-  grouper.push(sample([3], 0n));
+  push(grouper, sample([3], 0n));
   await new Promise((resolve) => setTimeout(resolve, 30));
   expect(seen).toEqual([1, 2, 3]);
   grouper.close();

@@ -8,6 +8,7 @@ import { ObservFormatter } from '../../src/output/event-observ';
 import { topLines } from '../../src/output/top-view';
 import type { OvnSampleEvent } from '../../src/ovn/event';
 import { decodePacket, encodePsample } from '../../src/index';
+import { packetFields } from '../../src/packet/fields';
 import { decodePsampleSamples } from '../../src/psample/decode';
 import { icmpEcho } from '../cli/support/frames';
 
@@ -30,6 +31,7 @@ function hostileEvent(): NetworkEvent {
     timestampNs: 1_750_000_000_123_456_789n,
     group: 42,
     iifindex: 1,
+    fields: packetFields(data, 0x800),
     packet: decodePacket(data, 0x800),
     src: { kind: 'pod', namespace: `shop${HOSTILE}`, name: 'client', network: 'default', port: 'shop_client' },
     verdict: 'drop',

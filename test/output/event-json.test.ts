@@ -8,6 +8,7 @@ import { formatCookieHex } from '../../src/ovn/cookie';
 import type { Endpoint } from '../../src/ovn/endpoint';
 import type { OvnSampleEvent } from '../../src/ovn/event';
 import { EVENT_JSON_VERSION, JsonFormatter } from '../../src/output/event-json';
+import { packetFields } from '../../src/packet/fields';
 import { toHex } from '../../src/output/hex';
 import { PsampleBatch } from '../../src/psample/batch';
 import { statValues } from '../../src/psample/stats';
@@ -127,6 +128,7 @@ describe('JsonFormatter', () => {
             group: 10,
             iifindex: 7,
             oifindex,
+            fields: packetFields(frame.bytes, frame.proto),
             packet: decodePacket(frame.bytes, frame.proto),
             src,
             dst,

@@ -6,7 +6,6 @@ import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import { splitObservationDomain, observationIdsFromCookie } from '../../src/ovn/cookie';
 import type { OvnSampleEvent } from '../../src/ovn/event';
 import { toHex } from '../../src/output/hex';
-import { packetJsonText } from '../../src/output/packet-json';
 import { sampleJson } from '../../src/output/sample-json';
 import { SampleLines, type SampleEventSource } from '../../src/output/sample-lines';
 import { PsampleBatch } from '../../src/psample/batch';
@@ -319,7 +318,7 @@ describe('SampleLines (JSON)', () => {
 // The native decoder's JSON is what decodePacket() parses and what the JSON outputs copy: it must
 // be JSON.stringify's own form (no space, canonical numbers and escapes, decodePacket()'s key
 // order), or the two would disagree.
-describe('packetJsonText', () => {
+describe('the native packet JSON', () => {
   const frames = [...craftedFrames, ...capturedFrames()];
 
   it('writes JSON.stringify(decodePacket()) for every test frame cut at every length, as every proto', () => {
@@ -327,7 +326,7 @@ describe('packetJsonText', () => {
       for (const proto of [frame.proto, 0x0800, 0x86dd, 0x0806]) {
         for (let length = 0; length <= frame.bytes.length; length++) {
           const data = frame.bytes.subarray(0, length);
-          expect(packetJsonText(data, proto)).toBe(JSON.stringify(decodePacket(data, proto)));
+          expect(addon.packetJson(data, proto)).toBe(JSON.stringify(decodePacket(data, proto)));
         }
       }
     }
@@ -336,7 +335,7 @@ describe('packetJsonText', () => {
   it('writes JSON.stringify(decodePacket()) for any bytes: malformed headers, unknown protocols', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 100 }), fc.constantFrom(0x0800, 0x86dd, 0x0806, 0x8100, 0x88a8, 0x1234), (bytes, proto) => {
-        expect(packetJsonText(bytes, proto)).toBe(JSON.stringify(decodePacket(bytes, proto)));
+        expect(addon.packetJson(bytes, proto)).toBe(JSON.stringify(decodePacket(bytes, proto)));
       }),
       { numRuns: 2000 },
     );

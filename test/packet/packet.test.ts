@@ -1,8 +1,13 @@
 import { describe, expect, test } from 'vitest';
-import { formatIpv6 } from '../../src/packet/address.js';
 import { decodePacket, describePacket } from '../../src/packet/index.js';
 import type { DecodedPacket } from '../../src/packet/index.js';
+import { encodePsample } from '../../src/psample/encode';
+import { PsampleBatch } from '../../src/psample/batch';
+import { statValues } from '../../src/psample/stats';
+import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import { capturedFrames, craftedFrames, viewInLargerBuffer, type TestFrame } from './packet-frames.js';
+
+const NO_TUNNEL_FLAGS = { dontFragment: false, csum: false, oam: false, ipv4InfoBridge: false } as const;
 
 const allFrames: readonly TestFrame[] = [...capturedFrames(), ...craftedFrames];
 
@@ -263,8 +268,9 @@ describe('IPv6 text form (RFC 5952)', () => {
     ['ff02:0000:0000:0000:0000:0001:ff00:0002', 'ff02::1:ff00:2'],
   ])('%s -> %s', (full, expected) => {
     const bytes = Buffer.from(full.replaceAll(':', ''), 'hex');
-    // The tunnel metadata's form (src/packet/address.ts) and the native decoder's must agree.
-    expect(formatIpv6(bytes, 0)).toBe(expected);
+    // The tunnel metadata's form and the packet's are one, native (native/packet/address_text.h).
+    const [buffer, count] = addon.decode(encodePsample({ tunnel: { ipv6Src: full, ...NO_TUNNEL_FLAGS } }), 0, statValues());
+    expect(new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN).at(0)!.tunnel?.ipv6Src).toBe(expected);
     const header = Uint8Array.of(0x60, 0, 0, 0, 0, 0, 59, 64);
     const packet = decodePacket(Buffer.concat([header, bytes, bytes]), 0x86dd);
     expect(packet.network).toMatchObject({ kind: 'ipv6', src: expected, dst: expected });

@@ -6,10 +6,15 @@ import { join } from 'node:path';
 
 /** The consumer RESULT's ratios, loss and drain are about: what an operator runs on an OVN node. */
 export const HEADLINE_CONSUMER = 'json+ovn';
+/** The consumer of RESULT's watch_* figures: the samples of one packet grouped, pods named. */
+export const WATCH_CONSUMER = 'watch';
 export const REFERENCE_CONSUMER = 'c';
 // Per scenario; text+ovn only on request: text costs about what json does, and each run of an
 // ovn-psample consumer that cannot keep up waits out the drain cap.
-export const DEFAULT_CONSUMERS = { tc: ['c', 'json', 'text', 'json+ovn', 'watch'], ovn: ['c', 'json', 'json+ovn', 'watch'] };
+export const DEFAULT_CONSUMERS = {
+  tc: ['c', 'json', 'text', 'json+ovn', 'watch', 'watch-human'],
+  ovn: ['c', 'json', 'json+ovn', 'watch', 'watch-human'],
+};
 
 // `listen` attaches the OVN decoder on its own when the node has ovn-central's default sockets
 // (/var/run/ovn/ovnnb_db.sock): without an OVN decoder means without those sockets, so they are
@@ -24,7 +29,7 @@ function listen(ctx, ...args) {
 }
 
 // What an operator runs: samples of one packet grouped into one event, pods named, logs as JSON.
-function watch(ctx) {
+function watch(ctx, format = 'json') {
   return [
     process.execPath,
     ...ctx.nodeArgs,
@@ -33,7 +38,7 @@ function watch(ctx) {
     '--group',
     String(ctx.group),
     '--format',
-    'json',
+    format,
     '--nb',
     ctx.northbound,
     '--sb',
@@ -93,6 +98,13 @@ export const CONSUMERS = [
     argv: watch,
     // The packet's own count, after its chain (whose steps count theirs too).
     samplesPerLine: /,"samples":(\d+),"packet":/,
+  },
+  {
+    name: 'watch-human',
+    title: "ovn-psample watch --nb --sb, the human format (a line per packet, counted as the scenario's samples per packet)",
+    argv: (ctx) => watch(ctx, 'human'),
+    // The human line does not say how many samples it holds: each counts as many as one packet of the scenario makes.
+    samplesPerLine: 'packet',
   },
 ];
 

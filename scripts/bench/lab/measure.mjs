@@ -44,8 +44,8 @@ export class BenchRunError extends Error {
 
 /**
  * Samples printed in FILE from byte OFFSET to END: one per line, or with `samplesPerLine` (a
- * regular expression whose group 1 is a line's count) that many per line. Only whole lines are
- * read; returns the count and where the next whole line starts.
+ * regular expression whose group 1 is a line's count, or a number) that many per line. Only whole
+ * lines are read; returns the count and where the next whole line starts.
  */
 function countSamples(fd, offset, end, samplesPerLine) {
   const chunk = Buffer.allocUnsafe(4 << 20);
@@ -59,8 +59,8 @@ function countSamples(fd, offset, end, samplesPerLine) {
       if (n < chunk.length) break; // the rest is a line still being written
       throw new BenchRunError(`a line of more than ${chunk.length} bytes at ${position} in the output`);
     }
-    if (samplesPerLine === undefined) {
-      for (let i = chunk.indexOf(10, 0); i !== -1 && i <= last; i = chunk.indexOf(10, i + 1)) samples++;
+    if (samplesPerLine === undefined || typeof samplesPerLine === 'number') {
+      for (let i = chunk.indexOf(10, 0); i !== -1 && i <= last; i = chunk.indexOf(10, i + 1)) samples += samplesPerLine ?? 1;
     } else {
       for (const line of chunk.toString('latin1', 0, last).split('\n')) samples += Number(samplesPerLine.exec(line)?.[1] ?? 0);
     }
@@ -152,6 +152,7 @@ async function settled(fd, settleMs = WARMUP_SETTLE_MS, limitMs = WARMUP_LIMIT_M
  */
 export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmupSeconds = 0, drainCapSeconds, output, profile }) {
   const argv = consumer.argv(ctx);
+  const samplesPerLine = consumer.samplesPerLine === 'packet' ? scenario.samplesPerPacket : consumer.samplesPerLine;
   const started = startConsumer(argv, output);
   const { state } = started;
   const fd = openSync(output, 'r');
@@ -208,7 +209,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
       if (now - grewAt < QUIET_MS) continue;
       sockets = netlinkSockets(pid) ?? sockets;
       if (sockets.queuedBytes > 0) continue;
-      const { samples, next } = countSamples(fd, counted.offset, size, consumer.samplesPerLine);
+      const { samples, next } = countSamples(fd, counted.offset, size, samplesPerLine);
       counted = { offset: next, samples: counted.samples + samples };
       const dropped = sockets.drops - socketsBefore.drops + state.reportedDrops.queue - queueDropsBefore;
       if (counted.samples + dropped >= generated || now - busyAt >= IDLE_MS) break;
@@ -219,7 +220,7 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
     const rss = peakRssMb(pid);
     sockets = netlinkSockets(pid) ?? sockets;
     const end = fstatSync(fd, { bigint: true });
-    const received = counted.samples + countSamples(fd, counted.offset, Number(end.size), consumer.samplesPerLine).samples;
+    const received = counted.samples + countSamples(fd, counted.offset, Number(end.size), samplesPerLine).samples;
     const queueDrops = state.reportedDrops.queue - queueDropsBefore;
     await recording?.stop();
     const stopped = await stopConsumer(started, ctx.nodeArgs?.length ? PROFILED_STOP_GRACE_MS : STOP_GRACE_MS);

@@ -1,5 +1,5 @@
 // The lab benchmark's table and verdict line.
-import { HEADLINE_CONSUMER, REFERENCE_CONSUMER } from './consumers.mjs';
+import { HEADLINE_CONSUMER, REFERENCE_CONSUMER, WATCH_CONSUMER } from './consumers.mjs';
 
 export const rateLabel = (rate) => (rate === 0 ? 'unpaced' : `${rate}/s`);
 
@@ -73,8 +73,9 @@ const worst = (values) => (values.length === 0 ? undefined : Math.max(...values)
 /**
  * RESULT: the headline consumer (listen --format json with the OVN decoder) on OVN ACL samples:
  * CPU per sample over the C reader's at 2,000/s and 10,000/s (the median of the rounds), both
- * losses unpaced and the headline's drain after the burst at 10,000/s (the worst of the rounds).
- * Lines to print before it say what is a bound.
+ * losses unpaced and the headline's drain after the burst at 10,000/s (the worst of the rounds);
+ * then the same of `watch --format json` (WATCH_CONSUMER) at 10,000/s and 30,000/s, its loss
+ * unpaced and its drains. Lines to print before it say what is a bound.
  */
 export function verdict(runs) {
   const all = (consumer, rate, field) =>
@@ -88,11 +89,34 @@ export function verdict(runs) {
     loss_ours_unpaced: worst(all(HEADLINE_CONSUMER, 0, 'loss')),
     loss_ref_unpaced: worst(all(REFERENCE_CONSUMER, 0, 'loss')),
     drain_s: worst(all(HEADLINE_CONSUMER, 10000, 'drainSeconds')),
+    watch_ratio_10k: median(all(WATCH_CONSUMER, 10000, 'cpuRatio')),
+    watch_ratio_30k: median(all(WATCH_CONSUMER, 30000, 'cpuRatio')),
+    watch_loss_unpaced: worst(all(WATCH_CONSUMER, 0, 'loss')),
+    watch_drain_10k_s: worst(all(WATCH_CONSUMER, 10000, 'drainSeconds')),
+    watch_drain_30k_s: worst(all(WATCH_CONSUMER, 30000, 'drainSeconds')),
   };
-  const digits = { cpu_ratio_2k: 2, cpu_ratio_10k: 2, loss_ours_unpaced: 4, loss_ref_unpaced: 4, drain_s: 2 };
-  const notes = drained.some((r) => r.drainCapped)
-    ? [`drain_s is a lower bound: ${HEADLINE_CONSUMER} had not printed every sample when the drain cap ended its run (--drain-cap)`]
-    : [];
+  const digits = {
+    cpu_ratio_2k: 2,
+    cpu_ratio_10k: 2,
+    loss_ours_unpaced: 4,
+    loss_ref_unpaced: 4,
+    drain_s: 2,
+    watch_ratio_10k: 2,
+    watch_ratio_30k: 2,
+    watch_loss_unpaced: 4,
+    watch_drain_10k_s: 2,
+    watch_drain_30k_s: 2,
+  };
+  const capped = (consumer, rates) =>
+    runs.some((r) => r.scenario === 'ovn' && rates.includes(r.rate) && r.consumer === consumer && !r.error && r.drainCapped);
+  const notes = [
+    ...(drained.some((r) => r.drainCapped)
+      ? [`drain_s is a lower bound: ${HEADLINE_CONSUMER} had not printed every sample when the drain cap ended its run (--drain-cap)`]
+      : []),
+    ...(capped(WATCH_CONSUMER, [10000, 30000])
+      ? [`watch_drain_*_s are lower bounds: ${WATCH_CONSUMER} had not printed every sample when the drain cap ended its run`]
+      : []),
+  ];
   const line = `RESULT ${Object.entries(result)
     .map(([key, value]) => `${key}=${fixed(value, digits[key])}`)
     .join(' ')}`;

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { BufferedOutput } from '../../output/sink';
 import { HumanFormatter } from '../../output/event-human';
 import { JsonFormatter } from '../../output/event-json';
+import { EventLines } from '../../output/event-lines';
 import { ObservFormatter } from '../../output/event-observ';
 import { PcapngWriter } from '../../output/pcapng';
 import { OvnPsampleMetrics } from '../../metrics/metrics';
@@ -116,6 +117,7 @@ export function watchCommand(): Command {
                 enrich: pipeline.ovn !== undefined,
               })
             : new HumanFormatter(color, pipeline.interfaces.name);
+      const lines = output === undefined ? undefined : new EventLines(formatter, output);
       const counts: WatchCounts = { packets: 0, shown: 0, filtered: 0 };
       const metrics = metricsAddress === undefined ? undefined : new OvnPsampleMetrics({}, pipeline.metricsSources);
       let server: Awaited<ReturnType<typeof serveMetrics>> | undefined;
@@ -141,7 +143,7 @@ export function watchCommand(): Command {
           return;
         }
         counts.shown++;
-        output?.write(formatter.format(event));
+        lines?.write(event);
         pcapng?.packet(event);
         if (counts.shown >= limit) stop();
       });
@@ -167,6 +169,7 @@ export function watchCommand(): Command {
           server?.close();
           await pipeline.close();
         } finally {
+          lines?.flush();
           await closeOutputs();
           const summary = watchSummary(pipeline.socketStats(), counts, pipeline.decoderStats());
           log.info(summary.fields, summary.text);

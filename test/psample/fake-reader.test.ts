@@ -1,0 +1,157 @@
+import { afterEach, expect, it } from 'vitest';
+
+import { openFakePsample, type PsampleDropEvent, type PsampleMessage, type PsampleSocket } from '../../src/index';
+import { dist, runNodeScript } from '../support/child';
+import { waitFor } from '../support/receive';
+
+// Delivery and backpressure of PsampleSocket with the fake reader: the socket's own logic, fast
+// and without root. The same contracts are tested against the kernel in *.kernel.test.ts.
+let socket: PsampleSocket | undefined;
+afterEach(() => socket?.close());
+
+const burst = (count: number, from = 0): Partial<PsampleMessage>[] =>
+  Array.from({ length: count }, (_, i) => ({
+    group: 1,
+    groupSeq: from + i,
+    proto: 0x800,
+    data: new Uint8Array(64).fill((from + i) & 0xff),
+  }));
+const inOrder = (count: number): number[] => Array.from({ length: count }, (_, i) => i);
+
+it('hands over batches, then their samples: every sample once, in order, counted as received', async () => {
+  const fake = openFakePsample();
+  socket = fake.socket;
+  const batched: number[] = [];
+  const sampled: number[] = [];
+  socket.on('batch', (batch) => {
+    for (const sample of batch) batched.push(sample.groupSeq);
+  });
+  socket.on('sample', (sample) => {
+    sampled.push(sample.groupSeq);
+    expect(sample.data.every((byte) => byte === (sample.groupSeq & 0xff))).toBe(true);
+  });
+  fake.reader.deliver(burst(5_000));
+  await waitFor(() => sampled.length === 5_000, 10_000, 'all samples');
+  expect(batched).toEqual(inOrder(5_000));
+  expect(sampled).toEqual(inOrder(5_000));
+  expect(socket.stats()).toMatchObject({ received: 5_000, kernelDrops: 0, queueDrops: 0, queued: 0 });
+});
+
+it('keeps only the groups asked for, and counts the others as filtered out', async () => {
+  const fake = openFakePsample({ groups: [7] });
+  socket = fake.socket;
+  const groups: number[] = [];
+  socket.on('sample', (sample) => groups.push(sample.group));
+  fake.reader.deliver([{ group: 7 }, { group: 8 }, { group: 7 }]);
+  await waitFor(() => groups.length === 2);
+  expect(groups).toEqual([7, 7]);
+  expect(socket.stats()).toMatchObject({ received: 2, filteredOut: 1 });
+});
+
+it("counts what the reader's queue had no room for as queue drops, and says so in a 'drop' event", async () => {
+  const fake = openFakePsample({ queueCapacity: 100 });
+  socket = fake.socket;
+  const drops: PsampleDropEvent[] = [];
+  let received = 0;
+  socket.on('drop', (drop) => drops.push(drop));
+  socket.on('sample', () => received++);
+  fake.reader.deliver(burst(250));
+  fake.reader.dropInKernel(7);
+  await waitFor(() => drops.length === 2);
+  expect(received).toBe(100);
+  expect(drops).toEqual([
+    { kind: 'kernel', count: 7, total: 7 },
+    { kind: 'queue', count: 150, total: 150 },
+  ]);
+});
+
+it('close() from a listener in the middle of a batch: no sample after it, the rest counted as discarded at close', async () => {
+  const fake = openFakePsample();
+  socket = fake.socket;
+  const seen: number[] = [];
+  const drops: PsampleDropEvent[] = [];
+  socket.on('drop', (drop) => drops.push(drop));
+  socket.on('sample', (sample) => {
+    seen.push(sample.groupSeq);
+    if (seen.length === 100) socket!.close();
+  });
+  fake.reader.deliver(burst(3_000));
+  fake.reader.deliver(burst(1_000, 3_000));
+  await waitFor(() => socket!.closed);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(seen).toEqual(inOrder(100));
+  const stats = socket.stats();
+  expect(stats.received).toBe(100);
+  expect(stats.received + stats.closeDiscards).toBe(4_000);
+  expect(drops).toEqual([{ kind: 'close', count: 3_900, total: 3_900 }]);
+  expect(fake.reader.closed).toBe(true);
+});
+
+it('a slow iterator holds delivery back for everyone: the queue fills, then counts drops; nothing else is lost, order is kept', async () => {
+  const fake = openFakePsample({ queueCapacity: 100_000 });
+  socket = fake.socket;
+  const iterator = socket[Symbol.asyncIterator]();
+  const listened: number[] = [];
+  socket.on('sample', (sample) => listened.push(sample.groupSeq));
+  // More than an iterator may hold unread (65,536): once it does, delivery pauses for everyone.
+  fake.reader.deliver(burst(80_000));
+  await waitFor(() => listened.length > 65_536);
+  for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+  const before = listened.length;
+  // Paused: the reader's queue takes what comes while it has room, then counts queue drops.
+  fake.reader.deliver(burst(50_000, 80_000));
+  fake.reader.deliver(burst(60_000, 130_000));
+  for (let i = 0; i < 50; i++) await new Promise((resolve) => setImmediate(resolve));
+  expect(listened.length).toBe(before);
+  expect(socket.stats().queueDrops).toBe(10_000);
+  const seen: number[] = [];
+  while (seen.length < 180_000) {
+    const { value } = (await iterator.next()) as IteratorResult<PsampleMessage>;
+    seen.push(value.groupSeq);
+  }
+  expect(seen).toEqual(inOrder(180_000));
+  await waitFor(() => listened.length === 180_000);
+  expect(listened).toEqual(seen);
+  expect(socket.stats()).toMatchObject({ received: 180_000, queueDrops: 10_000 });
+});
+
+it('a reader that fails closes the socket with a typed error', async () => {
+  const fake = openFakePsample();
+  socket = fake.socket;
+  const errors: Error[] = [];
+  socket.on('error', (error) => errors.push(error));
+  fake.reader.fail(5);
+  await waitFor(() => errors.length === 1);
+  expect(errors[0]).toMatchObject({ code: 'SOCKET_ERROR', message: expect.stringContaining('EIO') });
+  expect(socket.closed).toBe(true);
+});
+
+it('refuses dropPrivileges: a fake reader has no socket to give privileges up for', () => {
+  expect(() => openFakePsample({ dropPrivileges: true } as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
+});
+
+it('a throwing listener: the error reaches uncaughtException and every other sample is still delivered, in order', async () => {
+  const child = await runNodeScript(`
+    const { openFakePsample } = require(${JSON.stringify(dist)});
+    const errors = [];
+    process.on('uncaughtException', (error) => errors.push(error.message));
+    const { socket, reader } = openFakePsample();
+    const seen = [];
+    socket.on('sample', (sample) => {
+      seen.push(sample.groupSeq);
+      if (seen.length === 5) throw new Error('listener failed on purpose');
+    });
+    reader.deliver(Array.from({ length: 3000 }, (_, i) => ({ group: 1, groupSeq: i })));
+    const check = setInterval(() => {
+      if (seen.length < 3000) return;
+      clearInterval(check);
+      process.stdout.write(JSON.stringify({ errors, seen, received: socket.stats().received }));
+      socket.close();
+    }, 5);
+  `);
+  expect(child.status, child.stderr).toBe(0);
+  const out = JSON.parse(child.stdout) as { errors: string[]; seen: number[]; received: number };
+  expect(out.errors).toEqual(['listener failed on purpose']);
+  expect(out.seen).toEqual(inOrder(3000));
+  expect(out.received).toBe(3000);
+});
