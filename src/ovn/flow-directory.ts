@@ -11,12 +11,12 @@ import { UuidBuckets } from './uuid-buckets';
 /**
  * What the flow directory reads of the southbound database: no match or actions (read on demand,
  * see LogicalFlowDirectory). A node's flows point at a few datapaths, and most share their
- * {stage-name, source} with many others.
+ * {stage-name, source} and description with many others.
  */
 export const LOGICAL_FLOW_READS = {
   Logical_Flow: {
-    columns: ['logical_datapath', 'pipeline', 'table_id', 'priority', 'external_ids'],
-    shared: ['logical_datapath', 'external_ids'],
+    columns: ['logical_datapath', 'pipeline', 'table_id', 'priority', 'external_ids', 'flow_desc'],
+    shared: ['logical_datapath', 'external_ids', 'flow_desc'],
   },
 } as const;
 
@@ -193,6 +193,7 @@ export class LogicalFlowDirectory {
       priority: row.priority,
       ...(text === undefined ? {} : { match: text.match, actions: text.actions }),
       ...(hint === undefined ? {} : { hint: this.hints.resolve(hint) }),
+      ...(row.flow_desc === undefined ? {} : { description: row.flow_desc }),
     };
   }
 }

@@ -19,6 +19,7 @@ export class SamplingApps {
   private readonly nb: ModelView<Tables, typeof SAMPLING_APPS_READS>;
   private readonly stop: () => void;
   private byId = new Map<number, SamplingAppType>();
+  private dropId: number | undefined;
   private stale = true;
 
   constructor(nb: TableCache) {
@@ -40,14 +41,25 @@ export class SamplingApps {
     return this.byId.get(appId);
   }
 
+  /** The id of the drop app: ovn-northd samples its drop flows with it (OVN >= 24.09) when it exists. */
+  get dropAppId(): number | undefined {
+    if (this.stale) {
+      this.rebuild();
+    }
+    return this.dropId;
+  }
+
   private rebuild(): void {
     const byId = new Map<number, SamplingAppType>();
+    let dropId: number | undefined;
     for (const { id, type } of this.nb.table('Sampling_App').values()) {
       if (APP_TYPES.has(type) && !byId.has(id)) {
         byId.set(id, type as SamplingAppType);
+        if (type === 'drop') dropId ??= id;
       }
     }
     this.byId = byId;
+    this.dropId = dropId;
     this.stale = false;
   }
 }

@@ -4,6 +4,7 @@ import { modelMismatches, unionSelection } from '../ovsdb/model';
 import type { DatabaseSchema } from '../ovsdb/schema';
 import { ACL_CATALOG_READS } from './acl-catalog';
 import { DATAPATH_NB_READS, DATAPATH_SB_READS } from './datapath-directory';
+import { DROP_SAMPLING_NB_READS, DROP_SAMPLING_SB_READS } from './drop-sampling';
 import { LOGICAL_FLOW_READS } from './flow-directory';
 import { NORTHBOUND_MODEL } from './northbound.generated';
 import { SAMPLING_APPS_READS } from './sampling-apps';
@@ -19,12 +20,13 @@ const MODELS = { [NORTHBOUND_DATABASE]: NORTHBOUND_MODEL, [SOUTHBOUND_DATABASE]:
 export const DECODER_NORTHBOUND_READS = unionSelection(
   ACL_CATALOG_READS,
   SAMPLING_APPS_READS,
+  DROP_SAMPLING_NB_READS,
   DATAPATH_NB_READS,
   STAGE_HINT_READS,
 );
 
 /** What the decoder's indexes read of the southbound database. */
-export const DECODER_SOUTHBOUND_READS = unionSelection(DATAPATH_SB_READS, LOGICAL_FLOW_READS);
+export const DECODER_SOUTHBOUND_READS = unionSelection(DATAPATH_SB_READS, LOGICAL_FLOW_READS, DROP_SAMPLING_SB_READS);
 
 /**
  * `reads`, once `schema` is known to serve it as the generated model types it (the rows are read
