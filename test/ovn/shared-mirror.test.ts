@@ -209,6 +209,36 @@ describe('one northbound mirror shared by the decoder and the pod directory (rea
     expect(await serverMonitorCount(dbs.nb)).toBe(before - 1);
   });
 
+  it('a reader that closes from inside a change of the shared mirror leaves the other following it', async () => {
+    const [nb, sb] = await Promise.all([connect(dbs.nb.unixRemote), connect(dbs.sb.unixRemote)]);
+    const before = await serverMonitorCount(dbs.nb);
+    const { decoder, pods } = await startTogether(nb, sb);
+    let closing: Promise<void> | undefined;
+    decoder.once('change', () => {
+      closing = pods.close();
+    });
+    const first = nodePod('during-close', 202);
+    await dbs.addPod(first);
+    await eventually(() => expect(closing).toBeDefined());
+    await closing;
+    expect(await serverMonitorCount(dbs.nb)).toBe(before + 1);
+    // The decoder still follows the mirror; the pod directory no longer does.
+    await dbs.nbWriter.transact(NB, [{ op: 'update', table: 'Sampling_App', where: [['type', '==', 'acl-new']], row: { id: 200 } }]);
+    await eventually(() => expect(decoder.decode(((200 << 24) | 1) >>> 0, 1).reason).not.toBe('unknown-app'));
+    await dbs.nbWriter.transact(NB, [
+      { op: 'update', table: 'Sampling_App', where: [['type', '==', 'acl-new']], row: { id: OVNK_SAMPLING_APP_IDS['acl-new'] } },
+    ]);
+    await eventually(() => expect(decoder.decodeCookie(cookieOf('allowFrontend')).status).toBe('decoded'));
+    // And the other way round: the decoder closes inside its own change; a new pod directory shares what is left.
+    const again = await PodDirectory.follow(nb);
+    decoder.once('change', () => void decoder.close());
+    await dbs.removePod(first);
+    await eventually(async () => expect(await serverMonitorCount(dbs.nb)).toBe(before + 1));
+    await eventually(() => expect(again.resolve('default', first.ip).kind).toBe('cluster'));
+    await again.close();
+    expect(await serverMonitorCount(dbs.nb)).toBe(before);
+  });
+
   it('started while writers commit (policies and pods), the shared mirror ends equal to the server, and both readers with it', async () => {
     const writer = await connect(dbs.nb.unixRemote);
     const policies = startBusyWriter(writer, 'pg_shared', 5_000_000);
