@@ -146,14 +146,12 @@ export class OvnSampleResolver {
   /**
    * Whether a sample with datapath key 0, which no logical datapath has, is ovn-controller's drop
    * in one of its own OpenFlow tables: its app is ovn-controller's drop domain (SB_Global
-   * options:debug_drop_domain_id while drop sampling is on), or a drop app at all (the settings
-   * changed since it was taken: it is still no logical flow's).
+   * options:debug_drop_domain_id while drop sampling is on), or northd's (the settings changed
+   * since it was taken: a drop with key 0 is still no logical flow's).
    */
   private isControllerDrop(appId: number): boolean {
     const controller = this.dropSampling.controller();
-    return (
-      (controller.collectorSet !== 0 && appId === controller.domain) || this.apps.typeOf(appId) === 'drop' || appId === this.northdDropApp()
-    );
+    return (controller.collectorSet !== 0 && appId === controller.domain) || appId === this.northdDropApp();
   }
 
   /** A sample of ovn-controller's put_drop(): its point id is the OpenFlow table it dropped in. */

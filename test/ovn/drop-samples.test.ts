@@ -193,6 +193,15 @@ describe("OVN's drop samples, ovn-northd's and ovn-controller's (real OVN 25.03 
     );
     // The controller's drops, same domain, datapath key 0, still name a table.
     expect(decoder.decode(domainOf(DOMAIN, 0), 44).message).toBe(CHECK_LOOPBACK);
+    // Without a domain id either, both sample with app 0, which label ACLs use too: those are looked for first.
+    const noDomain = settings();
+    delete noDomain.debug_drop_domain_id;
+    await setDropSampling(noDomain);
+    await eventually(() =>
+      expect(decoder.decode(domainOf(0, NODE_KEY), flowPointId(flow))).toMatchObject({ status: 'decoded', flow: { uuid: flow } }),
+    );
+    expect(decoder.decode(domainOf(0, 0), 44).message).toBe(CHECK_LOOPBACK);
+    expect(decoder.decode(domainOf(0, NODE_KEY), 77)).toMatchObject({ status: 'stale', reason: 'flow-not-found' });
     // Without drop sampling on, that domain is no app at all.
     await setDropSampling({ debug_drop_domain_id: String(DOMAIN), northd_internal_version: VERSION_25_03 });
     await eventually(() =>
