@@ -52,7 +52,7 @@ export class AclCatalog {
   constructor(nb: TableCache) {
     this.nb = new ModelView(nb, ACL_CATALOG_READS);
     this.stop = this.nb.follow(
-      (...[table, uuid, oldRow, newRow]) => {
+      (table, uuid, oldRow, newRow) => {
         for (const kind of KINDS) {
           // Map.clear() allocates a fresh table even when empty; initial syncs change every row.
           if (this.hot[kind].size > 0) {

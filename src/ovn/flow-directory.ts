@@ -76,7 +76,7 @@ export class LogicalFlowDirectory {
     for (const row of this.sb.table('Logical_Flow').values()) {
       this.byPointId.add(flowPointId(row._uuid), row._uuid);
     }
-    this.stop = this.sb.follow((...[, uuid, oldRow, newRow]) => {
+    this.stop = this.sb.follow((_table, uuid, oldRow, newRow) => {
       this.described.delete(uuid);
       if (oldRow === undefined && newRow !== undefined) {
         this.byPointId.add(flowPointId(uuid), uuid);

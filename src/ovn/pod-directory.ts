@@ -83,7 +83,7 @@ export class PodDirectory {
     for (const row of this.nb.table('Logical_Switch_Port').values()) this.dirty.add(row._uuid);
     this.reindex();
     this.stop = this.nb.follow(
-      (...[table, uuid, oldRow, newRow]) => {
+      (table, uuid, oldRow, newRow) => {
         if (table === 'Logical_Switch_Port') {
           this.dirty.add(uuid);
         } else {

@@ -36,7 +36,7 @@ export class StageHintIndex {
         buckets.add(stageHintOf(row._uuid), row._uuid);
       }
     }
-    this.stop = this.nb.follow((...[table, uuid, oldRow, newRow]) => {
+    this.stop = this.nb.follow((table, uuid, oldRow, newRow) => {
       this.changes++;
       const buckets = this.byHint.get(table)!;
       if (oldRow === undefined && newRow !== undefined) {
