@@ -51,6 +51,9 @@ export type { OvnDecoderStats } from './ovn/decode-stats';
 export { OwnerType, policyOwner, aclMessage, actionVerb, type PolicyOwner } from './ovn/owner';
 export { aclSampleMetadata, type AclSampleIdentity } from './ovn/sample-id';
 export { northboundSelection, southboundSelection } from './ovn/selection';
+/** Typed rows of the OVN databases, generated from OVN 25.03's schemas: `cache.table<Northbound.ACL>('ACL')`. */
+export type * as Northbound from './ovn/northbound.generated';
+export type * as Southbound from './ovn/southbound.generated';
 export { formatOvnEvent } from './ovn/event-text';
 export { parseCookieHex, formatCookieHex } from './ovn/cookie';
 export * from './ovs/errors';

@@ -1,18 +1,21 @@
-// npm run bench:ovsdb [-- --acls N --flows F --repetitions R --dist DIR]   (after npm run build)
+// npm run bench:ovsdb [-- --acls N --flows F --pods P --repetitions R --dist DIR --baseline DIR]   (after npm run build)
 //
 // An OVN 25.03 northbound database with N ACLs (default 100,000), each with its own Sample, in
-// port groups of 1,000, and a southbound one with F logical flows (default 100,000) over 100
-// datapaths, shaped like ovn-northd's, each served by a real ovsdb-server on a unix socket. Each
-// repetition runs `ovsdb-client dump` of the whole NB and a fresh process that syncs
-// OvnSampleDecoder's selection of it, alternately, so both see the same machine load; medians
-// are compared. Reported: sync time ratio (goal <= 1.5), RSS after sync (goal <= 300 MB), decode
-// cost per sample (goal <= 1 us amortized), the time for a change of 1,000 ACLs to reach the
-// cache, the time a full resync of the NB mirror takes on a live session, and the RSS and heap
-// of a decoder mirroring both NB and SB (what `listen --nb --sb` holds). --dist DIR measures
-// another build (an older commit's dist/) against the same databases; --baseline DIR measures the
-// NB+SB mirrors of another build too, alternately with this one, and prints the ratio. The last
-// line is the verdict:
-//   RESULT sync_ratio=R rss_mb=M decode_ns=N nb_sb_rss_mb=M nb_sb_heap_mb=H
+// port groups of 1,000, and P pods (default 20,000) as ovn-kubernetes writes them (a
+// Logical_Switch_Port each, 100 to a node switch, with the node's management port), and a
+// southbound one with F logical flows (default 100,000) over 100 datapaths, shaped like
+// ovn-northd's, each served by a real ovsdb-server on a unix socket. Each repetition runs
+// `ovsdb-client dump` of the whole NB and a fresh process that syncs OvnSampleDecoder's
+// selection of it, alternately, so both see the same machine load; medians are compared.
+// Reported: sync time ratio (goal <= 1.5), RSS after sync (goal <= 300 MB), decode cost per
+// sample (goal <= 1 us amortized), the time for a change of 1,000 ACLs to reach the cache, the
+// time a full resync of the NB mirror takes on a live session, the RSS and heap of a decoder
+// mirroring both NB and SB (what `listen --nb --sb` holds), and of the OVN session of `watch`
+// (decoder and pod directory started together on one client per database) with the number of
+// NB monitors it holds. --dist DIR measures another build (an older commit's dist/) against the
+// same databases; --baseline DIR measures another build too, each measurement alternately with
+// this one, and prints this build's figures over the baseline's. The last line is the verdict:
+//   RESULT sync_ratio=R rss_mb=M decode_ns=N nb_sb_rss_mb=M nb_sb_heap_mb=H session_rss_mb=M session_heap_mb=H session_nb_monitors=K
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -33,6 +36,7 @@ const { values: options } = parseArgs({
   options: {
     acls: { type: 'string', default: '100000' },
     flows: { type: 'string', default: '100000' },
+    pods: { type: 'string', default: '20000' },
     repetitions: { type: 'string', default: '3' },
     dist: { type: 'string', default: join(projectRoot, 'dist') },
     baseline: { type: 'string' },
@@ -40,6 +44,8 @@ const { values: options } = parseArgs({
 });
 const aclCount = Number(options.acls);
 const flowCount = Number(options.flows);
+const podCount = Number(options.pods);
+const PODS_PER_NODE = 100;
 const DATAPATHS = 100;
 const repetitions = Number(options.repetitions);
 const distDir = options.dist;
@@ -47,12 +53,19 @@ if (!existsSync(join(distDir, 'ovn', 'decoder.js'))) {
   console.error(`${distDir}/ovn/decoder.js is missing: run \`npm run build\` first, then \`npm run bench:ovsdb\`.`);
   process.exit(1);
 }
-for (const [flag, count] of [
-  ['acls', aclCount],
-  ['flows', flowCount],
+for (const [flag, count, unit] of [
+  ['acls', aclCount, ACLS_PER_PORT_GROUP],
+  ['flows', flowCount, ACLS_PER_PORT_GROUP],
+  ['pods', podCount, PODS_PER_NODE],
 ]) {
-  if (!Number.isInteger(count) || count < ACLS_PER_PORT_GROUP || count % ACLS_PER_PORT_GROUP !== 0) {
-    console.error(`--${flag} ${options[flag]}: give a multiple of ${ACLS_PER_PORT_GROUP}.`);
+  if (!Number.isInteger(count) || count < unit || count % unit !== 0) {
+    console.error(`--${flag} ${options[flag]}: give a multiple of ${unit}.`);
+    process.exit(1);
+  }
+}
+for (const dist of [distDir, options.baseline].filter((dir) => dir !== undefined)) {
+  if (!existsSync(join(dist, 'ovn', 'pod-directory.js'))) {
+    console.error(`${dist}/ovn/pod-directory.js is missing: give the dist/ of a build of this project.`);
     process.exit(1);
   }
 }
@@ -125,6 +138,55 @@ function portGroupOps(group) {
     acls.push(['named-uuid', `a${i}`]);
   }
   ops.push({ op: 'insert', table: 'Port_Group', row: { name: `pg${group}`, acls: ['set', acls] } });
+  return ops;
+}
+
+/**
+ * One node's switch as ovn-kubernetes writes it: its subnet, PODS_PER_NODE pod ports (name
+ * <namespace>_<pod>, "MAC IP" addresses, external_ids namespace and pod=true) and the management
+ * port k8s-<node>.
+ */
+function nodeSwitchOps(node) {
+  const ports = [];
+  const ops = [];
+  for (let i = 0; i < PODS_PER_NODE; i++) {
+    const n = node * PODS_PER_NODE + i;
+    const ip = `10.${128 + ((node >> 8) & 127)}.${node & 255}.${i + 3}`;
+    const mac = `0a:58:${(node >> 8).toString(16).padStart(2, '0')}:${(node & 255).toString(16).padStart(2, '0')}:00:${(i + 3).toString(16).padStart(2, '0')}`;
+    ops.push({
+      op: 'insert',
+      table: 'Logical_Switch_Port',
+      'uuid-name': `p${i}`,
+      row: {
+        name: `namespace${n % 200}_pod-${n}`,
+        addresses: `${mac} ${ip}`,
+        external_ids: [
+          'map',
+          [
+            ['namespace', `namespace${n % 200}`],
+            ['pod', 'true'],
+          ],
+        ],
+      },
+    });
+    ports.push(['named-uuid', `p${i}`]);
+  }
+  ops.push({
+    op: 'insert',
+    table: 'Logical_Switch_Port',
+    'uuid-name': 'mgmt',
+    row: { name: `k8s-node-${node}`, addresses: `0a:58:00:00:00:02 10.${128 + ((node >> 8) & 127)}.${node & 255}.2` },
+  });
+  ports.push(['named-uuid', 'mgmt']);
+  ops.push({
+    op: 'insert',
+    table: 'Logical_Switch',
+    row: {
+      name: `node-${node}`,
+      ports: ['set', ports],
+      other_config: ['map', [['subnet', `10.${128 + ((node >> 8) & 127)}.${node & 255}.0/24`]]],
+    },
+  });
   return ops;
 }
 
@@ -244,9 +306,12 @@ try {
   for (let group = 0; group < aclCount / ACLS_PER_PORT_GROUP; group++) {
     await writer.transact('OVN_Northbound', portGroupOps(group));
   }
+  for (let node = 0; node < podCount / PODS_PER_NODE; node++) {
+    await writer.transact('OVN_Northbound', nodeSwitchOps(node));
+  }
   await writer.close();
   console.log(
-    `database: ${aclCount} ACLs + ${aclCount} Samples in ${aclCount / ACLS_PER_PORT_GROUP} port groups, written in ${(Number(process.hrtime.bigint() - populateStarted) / 1e9).toFixed(1)} s`,
+    `database: ${aclCount} ACLs + ${aclCount} Samples in ${aclCount / ACLS_PER_PORT_GROUP} port groups, ${podCount} pods on ${podCount / PODS_PER_NODE} node switches, written in ${(Number(process.hrtime.bigint() - populateStarted) / 1e9).toFixed(1)} s`,
   );
   const sbWriter = await OvsdbClient.connect(`unix:${sbSocket}`);
   const sbStarted = process.hrtime.bigint();
@@ -259,25 +324,20 @@ try {
     `southbound: ${flowCount} Logical_Flows over ${DATAPATHS} datapaths, written in ${(Number(process.hrtime.bigint() - sbStarted) / 1e9).toFixed(1)} s`,
   );
 
-  const dumps = [];
-  const syncs = [];
-  for (let r = 0; r < repetitions; r++) {
-    dumps.push(await timeDump(socket));
-    syncs.push(
-      await runToCompletion(process.execPath, [
-        join(benchDir, 'lib', 'ovsdb-sync.mjs'),
-        distDir,
-        `unix:${socket}`,
-        String(ACL_NEW_APP_ID),
-        String(r),
-        String(aclCount),
-      ]),
-    );
-    const last = syncs.at(-1);
-    console.log(
-      `run ${r + 1}: dump ${dumps.at(-1).toFixed(0)} ms | sync ${last.syncMs.toFixed(0)} ms, ${last.rows} rows, rss ${last.rssMb.toFixed(0)} MB, decode ${last.decodeNs.toFixed(0)} ns, 1,000-ACL change ${last.changeMs.toFixed(0)} ms`,
-    );
-  }
+  const builds = [
+    { name: 'this build', dist: distDir },
+    ...(options.baseline === undefined ? [] : [{ name: 'baseline', dist: options.baseline }]),
+  ];
+  const measureSync = (dist, runIndex, mode) =>
+    runToCompletion(process.execPath, [
+      join(benchDir, 'lib', 'ovsdb-sync.mjs'),
+      dist,
+      `unix:${socket}`,
+      String(ACL_NEW_APP_ID),
+      String(runIndex),
+      String(aclCount),
+      ...(mode === undefined ? [] : [mode]),
+    ]);
   const measureMirrors = (dist) =>
     runToCompletion(process.execPath, [
       '--expose-gc',
@@ -286,59 +346,89 @@ try {
       `unix:${socket}`,
       `unix:${sbSocket}`,
     ]);
-  const mirrors = [];
-  const baselineMirrors = [];
+  const measureSession = (dist) =>
+    runToCompletion(process.execPath, [
+      '--expose-gc',
+      join(benchDir, 'lib', 'ovsdb-session.mjs'),
+      dist,
+      `unix:${socket}`,
+      `unix:${sbSocket}`,
+      join(dir, 'nb.ctl'),
+    ]);
+  const dumps = [];
+  const figures = builds.map(() => ({ syncs: [], mirrors: [], sessions: [] }));
   for (let r = 0; r < repetitions; r++) {
-    mirrors.push(await measureMirrors(distDir));
-    const last = mirrors.at(-1);
-    console.log(
-      `NB+SB mirrors ${r + 1}: synced in ${last.syncMs.toFixed(0)} ms, rss ${last.rssMb.toFixed(0)} MB, heap ${last.heapMb.toFixed(0)} MB (of ${last.heapTotalMb.toFixed(0)} MB reserved), external ${last.externalMb.toFixed(0)} MB`,
-    );
-    if (options.baseline !== undefined) {
-      baselineMirrors.push(await measureMirrors(options.baseline));
-      const base = baselineMirrors.at(-1);
+    dumps.push(await timeDump(socket));
+    for (const [b, { name, dist }] of builds.entries()) {
+      // Each sync changes its own 1,000 ACLs.
+      const sync = await measureSync(dist, r * builds.length + b);
+      figures[b].syncs.push(sync);
       console.log(
-        `NB+SB mirrors ${r + 1}, baseline ${options.baseline}: synced in ${base.syncMs.toFixed(0)} ms, rss ${base.rssMb.toFixed(0)} MB, heap ${base.heapMb.toFixed(0)} MB (of ${base.heapTotalMb.toFixed(0)} MB reserved), external ${base.externalMb.toFixed(0)} MB`,
+        `run ${r + 1}, ${name}: dump ${dumps.at(-1).toFixed(0)} ms | sync ${sync.syncMs.toFixed(0)} ms, ${sync.rows} rows, rss ${sync.rssMb.toFixed(0)} MB, decode ${sync.decodeNs.toFixed(0)} ns, 1,000-ACL change ${sync.changeMs.toFixed(0)} ms`,
       );
     }
   }
-  const cacheOnly = await runToCompletion(process.execPath, [
-    join(benchDir, 'lib', 'ovsdb-sync.mjs'),
-    distDir,
-    `unix:${socket}`,
-    String(ACL_NEW_APP_ID),
-    '0',
-    String(aclCount),
-    'cache-only',
-  ]);
+  for (let r = 0; r < repetitions; r++) {
+    for (const [b, { name, dist }] of builds.entries()) {
+      const mirrors = await measureMirrors(dist);
+      figures[b].mirrors.push(mirrors);
+      console.log(
+        `NB+SB mirrors ${r + 1}, ${name}: synced in ${mirrors.syncMs.toFixed(0)} ms, rss ${mirrors.rssMb.toFixed(0)} MB, heap ${mirrors.heapMb.toFixed(0)} MB (of ${mirrors.heapTotalMb.toFixed(0)} MB reserved), external ${mirrors.externalMb.toFixed(0)} MB`,
+      );
+      const session = await measureSession(dist);
+      figures[b].sessions.push(session);
+      console.log(
+        `watch's OVN session ${r + 1}, ${name}: synced in ${session.syncMs.toFixed(0)} ms, rss ${session.rssMb.toFixed(0)} MB, heap ${session.heapMb.toFixed(0)} MB, ${session.nbMonitors} NB monitors, ${session.pods} pod addresses`,
+      );
+    }
+  }
+  const cacheOnly = await measureSync(distDir, 0, 'cache-only');
   console.log(`TableCache alone (no decoder): sync ${cacheOnly.syncMs.toFixed(0)} ms, rss ${cacheOnly.rssMb.toFixed(0)} MB`);
   const dumpMs = median(dumps);
-  const syncMs = median(syncs.map((run) => run.syncMs));
-  const rssMb = median(syncs.map((run) => run.rssMb));
-  const decodeNs = median(syncs.map((run) => run.decodeNs));
-  const changeMs = median(syncs.map((run) => run.changeMs));
-  console.log(`median: ovsdb-client dump ${dumpMs.toFixed(0)} ms, OvnSampleDecoder sync ${syncMs.toFixed(0)} ms (goal ratio <= 1.5)`);
-  console.log(
-    `median: rss after sync ${rssMb.toFixed(0)} MB (goal <= 300), decode ${decodeNs.toFixed(0)} ns/sample (goal <= 1000), 1,000-ACL change reflected in ${changeMs.toFixed(0)} ms`,
-  );
-  const resyncs = syncs.map((run) => run.resyncMs).filter((ms) => ms !== null);
-  console.log(
-    `median: full resync of the ${aclCount}-ACL NB mirror on a live session ${resyncs.length === 0 ? 'n/a (this build does not resync)' : `${median(resyncs).toFixed(0)} ms`}`,
-  );
-  const nbSbRssMb = median(mirrors.map((run) => run.rssMb));
-  const nbSbHeapMb = median(mirrors.map((run) => run.heapMb));
-  console.log(
-    `median: NB (${aclCount} ACLs) + SB (${flowCount} logical flows) mirrors of one decoder: rss ${nbSbRssMb.toFixed(0)} MB, heap ${nbSbHeapMb.toFixed(0)} MB`,
-  );
-  if (baselineMirrors.length > 0) {
-    const baseRss = median(baselineMirrors.map((run) => run.rssMb));
-    const baseHeap = median(baselineMirrors.map((run) => run.heapMb));
+  const medians = figures.map(({ syncs, mirrors, sessions }) => {
+    const resyncs = syncs.map((run) => run.resyncMs).filter((ms) => ms !== null);
+    return {
+      syncMs: median(syncs.map((run) => run.syncMs)),
+      rssMb: median(syncs.map((run) => run.rssMb)),
+      decodeNs: median(syncs.map((run) => run.decodeNs)),
+      changeMs: median(syncs.map((run) => run.changeMs)),
+      resyncMs: resyncs.length === 0 ? undefined : median(resyncs),
+      nbSbRssMb: median(mirrors.map((run) => run.rssMb)),
+      nbSbHeapMb: median(mirrors.map((run) => run.heapMb)),
+      sessionSyncMs: median(sessions.map((run) => run.syncMs)),
+      sessionRssMb: median(sessions.map((run) => run.rssMb)),
+      sessionHeapMb: median(sessions.map((run) => run.heapMb)),
+      sessionMonitors: median(sessions.map((run) => run.nbMonitors)),
+    };
+  });
+  for (const [b, { name }] of builds.entries()) {
+    const m = medians[b];
     console.log(
-      `median, baseline: rss ${baseRss.toFixed(0)} MB, heap ${baseHeap.toFixed(0)} MB; this build / baseline: rss ${(nbSbRssMb / baseRss).toFixed(2)}, heap ${(nbSbHeapMb / baseHeap).toFixed(2)}`,
+      `median, ${name}: ovsdb-client dump ${dumpMs.toFixed(0)} ms, OvnSampleDecoder sync ${m.syncMs.toFixed(0)} ms (goal ratio <= 1.5)`,
+    );
+    console.log(
+      `median, ${name}: rss after sync ${m.rssMb.toFixed(0)} MB (goal <= 300), decode ${m.decodeNs.toFixed(0)} ns/sample (goal <= 1000), 1,000-ACL change reflected in ${m.changeMs.toFixed(0)} ms`,
+    );
+    console.log(
+      `median, ${name}: full resync of the ${aclCount}-ACL NB mirror on a live session ${m.resyncMs === undefined ? 'n/a (this build does not resync)' : `${m.resyncMs.toFixed(0)} ms`}`,
+    );
+    console.log(
+      `median, ${name}: NB (${aclCount} ACLs, ${podCount} pods) + SB (${flowCount} logical flows) mirrors of one decoder: rss ${m.nbSbRssMb.toFixed(0)} MB, heap ${m.nbSbHeapMb.toFixed(0)} MB`,
+    );
+    console.log(
+      `median, ${name}: watch's OVN session (decoder and pods): synced in ${m.sessionSyncMs.toFixed(0)} ms, rss ${m.sessionRssMb.toFixed(0)} MB, heap ${m.sessionHeapMb.toFixed(0)} MB, ${m.sessionMonitors} NB monitors`,
     );
   }
+  if (builds.length > 1) {
+    const [ours, base] = medians;
+    const ratio = (key) => (ours[key] / base[key]).toFixed(2);
+    console.log(
+      `this build / baseline: sync ${ratio('syncMs')}, rss ${ratio('rssMb')}, decode ${ratio('decodeNs')}, NB+SB rss ${ratio('nbSbRssMb')}, heap ${ratio('nbSbHeapMb')}, session sync ${ratio('sessionSyncMs')}, rss ${ratio('sessionRssMb')}, heap ${ratio('sessionHeapMb')}`,
+    );
+  }
+  const [m] = medians;
   console.log(
-    `RESULT sync_ratio=${(syncMs / dumpMs).toFixed(2)} rss_mb=${rssMb.toFixed(0)} decode_ns=${decodeNs.toFixed(0)} nb_sb_rss_mb=${nbSbRssMb.toFixed(0)} nb_sb_heap_mb=${nbSbHeapMb.toFixed(0)}`,
+    `RESULT sync_ratio=${(m.syncMs / dumpMs).toFixed(2)} rss_mb=${m.rssMb.toFixed(0)} decode_ns=${m.decodeNs.toFixed(0)} nb_sb_rss_mb=${m.nbSbRssMb.toFixed(0)} nb_sb_heap_mb=${m.nbSbHeapMb.toFixed(0)} session_rss_mb=${m.sessionRssMb.toFixed(0)} session_heap_mb=${m.sessionHeapMb.toFixed(0)} session_nb_monitors=${m.sessionMonitors}`,
   );
 } finally {
   cleanUp();

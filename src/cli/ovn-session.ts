@@ -49,8 +49,9 @@ export interface OvnSession {
 }
 
 /**
- * Connects to the northbound database (and the southbound one when there is one), mirrors what
- * decoding (and with `pods`, pod identity) needs, and reports connection changes to the log.
+ * Connects to the northbound database (and the southbound one when there is one), mirrors each
+ * once with what decoding (and with `pods`, pod identity) reads, and reports connection changes
+ * to the log.
  */
 export async function startOvnSession(
   remotes: OvnRemotes & { readonly nb: string },
@@ -84,8 +85,13 @@ export async function startOvnSession(
     decoder.on('error', (error: Error) => log.warn({ err: error.message }, 'OVN database trouble'));
     connected.set(NORTHBOUND_DATABASE, true);
     if (sbClient !== undefined) connected.set(SOUTHBOUND_DATABASE, true);
-    await decoder.start();
-    const pods = wanted.pods ? await PodDirectory.follow(nbClient) : undefined;
+    // Started in the same turn, the decoder and the pod directory share one northbound mirror and one initial sync.
+    const [started, followed] = await Promise.allSettled([decoder.start(), wanted.pods ? PodDirectory.follow(nbClient) : undefined]);
+    if (started.status === 'rejected' || followed.status === 'rejected') {
+      await Promise.all([decoder.close(), followed.status === 'fulfilled' ? followed.value?.close() : undefined]);
+      throw started.status === 'rejected' ? started.reason : (followed as PromiseRejectedResult).reason;
+    }
+    const pods = followed.value;
     log.info({ nb: nbClient.remote, sb: sbClient?.remote, ...(pods === undefined ? {} : { pods: pods.size }) }, 'OVN databases synced');
     return {
       decoder,

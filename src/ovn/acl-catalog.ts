@@ -1,10 +1,22 @@
 import type { TableCache } from '../ovsdb/cache';
-import type { Row } from '../ovsdb/row';
+import { ModelView, type ReadRow } from '../ovsdb/model';
 import { NO_ROWS } from '../ovsdb/table-store';
 import type { OvnAclInfo, OvnAclVerdict } from './event';
+import type { Tables } from './northbound.generated';
 import { aclMessage, policyOwner } from './owner';
 import { PointIdMemory } from './point-id-memory';
-import { mapColumn, numberColumn, stringColumn } from './row-values';
+
+/** What the catalog reads of the northbound database, and looks rows up by. */
+export const ACL_CATALOG_READS = {
+  ACL: {
+    columns: ['name', 'priority', 'direction', 'match', 'action', 'label', 'tier', 'sample_new', 'sample_est', 'external_ids'],
+    indexes: ['sample_new', 'sample_est', 'label'],
+  },
+  Sample: { columns: ['metadata'], indexes: ['metadata'] },
+} as const;
+
+type Acl = ReadRow<Tables, typeof ACL_CATALOG_READS, 'ACL'>;
+type Sample = ReadRow<Tables, typeof ACL_CATALOG_READS, 'Sample'>;
 
 /** Which point id space a sample's obs_point_id is in: a Sample's metadata (per app) or an ACL label. */
 export type PointIdKind = 'sample_new' | 'sample_est' | 'label';
@@ -27,7 +39,8 @@ export interface AclMatch {
  * conntrack keeps tagging established connections with them.
  */
 export class AclCatalog {
-  private readonly nb: TableCache;
+  private readonly nb: ModelView<Tables, typeof ACL_CATALOG_READS>;
+  private readonly stop: () => void;
   private readonly verdicts = new Map<string, OvnAclVerdict>();
   /** Point ids seen in samples since the last ACL or Sample change, answered with one lookup. */
   private readonly hot: Record<PointIdKind, Map<number, AclMatch>> = { sample_new: new Map(), sample_est: new Map(), label: new Map() };
@@ -36,34 +49,29 @@ export class AclCatalog {
   private readonly formerSamples = new PointIdMemory();
   private readonly formerLabels = new PointIdMemory();
 
-  private readonly onChange = (table: string, uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void => {
-    if (table !== 'ACL' && table !== 'Sample') {
-      return;
-    }
-    for (const kind of KINDS) {
-      // Map.clear() allocates a fresh table even when empty; initial syncs change every row.
-      if (this.hot[kind].size > 0) {
-        this.hot[kind].clear();
-      }
-    }
-    if (table === 'ACL') {
-      this.aclChanged(uuid, oldRow, newRow);
-    } else if (oldRow !== undefined) {
-      this.sampleChanged(uuid, oldRow, newRow);
-    }
-  };
-  private readonly onBatch = (): void => this.samplesLeaving.clear();
-
   constructor(nb: TableCache) {
-    this.nb = nb;
-    nb.on('change', this.onChange);
-    nb.on('batch', this.onBatch);
+    this.nb = new ModelView(nb, ACL_CATALOG_READS);
+    this.stop = this.nb.follow(
+      (table, uuid, oldRow, newRow) => {
+        for (const kind of KINDS) {
+          // Map.clear() allocates a fresh table even when empty; initial syncs change every row.
+          if (this.hot[kind].size > 0) {
+            this.hot[kind].clear();
+          }
+        }
+        if (table === 'ACL') {
+          this.aclChanged(uuid, oldRow, newRow);
+        } else if (oldRow !== undefined) {
+          this.sampleChanged(uuid, oldRow, newRow);
+        }
+      },
+      () => this.samplesLeaving.clear(),
+    );
   }
 
   /** Stops following the cache, which may outlive this catalog (a cache the caller owns). */
   detach(): void {
-    this.nb.off('change', this.onChange);
-    this.nb.off('batch', this.onBatch);
+    this.stop();
   }
 
   /** The live ACLs behind a sample's point id, or undefined when none has it. */
@@ -85,7 +93,7 @@ export class AclCatalog {
     return found;
   }
 
-  private matching(kind: PointIdKind, pointId: number): readonly Row[] {
+  private matching(kind: PointIdKind, pointId: number): readonly Acl[] {
     const acls = this.nb.table('ACL');
     if (kind === 'label') {
       // ovn-northd treats label 0 as "no label".
@@ -102,7 +110,7 @@ export class AclCatalog {
   }
 
   /** The verdict of a live ACL, computed on its first sample after each change. */
-  private verdict(acl: Row): OvnAclVerdict {
+  private verdict(acl: Acl): OvnAclVerdict {
     let verdict = this.verdicts.get(acl._uuid);
     if (verdict === undefined) {
       verdict = describeAcl(acl);
@@ -122,7 +130,7 @@ export class AclCatalog {
     return kind === 'label' ? this.formerLabels.recall(pointId) : this.formerSamples.recall(pointId);
   }
 
-  private aclChanged(uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void {
+  private aclChanged(uuid: string, oldRow: Acl | undefined, newRow: Acl | undefined): void {
     const before = this.verdicts.get(uuid);
     this.verdicts.delete(uuid);
     if (oldRow === undefined) {
@@ -144,16 +152,13 @@ export class AclCatalog {
     }
   }
 
-  private sampleChanged(uuid: string, oldRow: Row, newRow: Row | undefined): void {
-    const metadata = numberColumn(oldRow, 'metadata');
-    if (metadata === undefined) {
-      return;
-    }
+  private sampleChanged(uuid: string, oldRow: Sample, newRow: Sample | undefined): void {
+    const metadata = oldRow.metadata;
     if (newRow === undefined) {
       this.samplesLeaving.set(uuid, metadata);
       return;
     }
-    if (numberColumn(newRow, 'metadata') === metadata) {
+    if (newRow.metadata === metadata) {
       return;
     }
     // Renumbered in place: established connections keep carrying the old metadata.
@@ -165,34 +170,32 @@ export class AclCatalog {
     }
   }
 
-  private pointId(acl: Row, kind: PointIdKind): number | undefined {
+  private pointId(acl: Acl, kind: PointIdKind): number | undefined {
     if (kind === 'label') {
-      const label = numberColumn(acl, 'label');
-      return label === 0 ? undefined : label;
+      return acl.label === 0 ? undefined : acl.label;
     }
-    const sampleUuid = stringColumn(acl, kind);
+    const sampleUuid = acl[kind];
     if (sampleUuid === undefined) {
       return undefined;
     }
     const sample = this.nb.table('Sample').get(sampleUuid);
-    return sample === undefined ? this.samplesLeaving.get(sampleUuid) : numberColumn(sample, 'metadata');
+    return sample === undefined ? this.samplesLeaving.get(sampleUuid) : sample.metadata;
   }
 }
 
-function describeAcl(row: Row): OvnAclVerdict {
-  const name = stringColumn(row, 'name');
-  const action = stringColumn(row, 'action') ?? '';
+function describeAcl(row: Acl): OvnAclVerdict {
+  const { name, action } = row;
   const acl: OvnAclInfo = Object.freeze({
     uuid: row._uuid,
     ...(name === undefined ? {} : { name }),
-    priority: numberColumn(row, 'priority') ?? 0,
-    direction: stringColumn(row, 'direction') ?? '',
-    match: stringColumn(row, 'match') ?? '',
+    priority: row.priority,
+    direction: row.direction,
+    match: row.match,
     action,
-    tier: numberColumn(row, 'tier') ?? 0,
-    label: numberColumn(row, 'label') ?? 0,
+    tier: row.tier,
+    label: row.label,
   });
-  const owner = policyOwner(mapColumn(row, 'external_ids'));
+  const owner = policyOwner(row.external_ids);
   return Object.freeze({
     message: aclMessage(action, owner, acl),
     action,

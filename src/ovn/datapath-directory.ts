@@ -1,42 +1,51 @@
 import type { TableCache } from '../ovsdb/cache';
-import type { Row } from '../ovsdb/row';
+import { ModelView, type ReadRow } from '../ovsdb/model';
 import type { OvnDatapathInfo } from './event';
 import { DEFAULT_NETWORK, externalId, NetworkKey, NetworkRoleKey, TopologyKey } from './external-ids';
-import { mapColumn, stringColumn } from './row-values';
+import type { Tables as NorthboundTables } from './northbound.generated';
+import type { Tables as SouthboundTables } from './southbound.generated';
+
+/** What naming a datapath reads of the northbound database: its switch or router. */
+export const DATAPATH_NB_READS = {
+  Logical_Switch: { columns: ['name', 'external_ids'] },
+  Logical_Router: { columns: ['name'] },
+} as const;
+
+/** What it reads of the southbound database: the binding of each tunnel key. */
+export const DATAPATH_SB_READS = {
+  Datapath_Binding: { columns: ['tunnel_key', 'external_ids'], indexes: ['tunnel_key'] },
+} as const;
+
+type Binding = ReadRow<SouthboundTables, typeof DATAPATH_SB_READS, 'Datapath_Binding'>;
 
 /**
  * Resolves a datapath tunnel key to its logical switch (or router) and Kubernetes network:
  * SB Datapath_Binding.tunnel_key -> external_ids logical-switch -> NB Logical_Switch. Answers are
- * memoized until either table changes, so a sample costs one map lookup.
+ * memoized until either database's tables change, so a sample costs one map lookup.
  */
 export class DatapathDirectory {
-  private readonly nb: TableCache;
-  private readonly sb: TableCache | undefined;
+  private readonly nb: ModelView<NorthboundTables, typeof DATAPATH_NB_READS>;
+  private readonly sb: ModelView<SouthboundTables, typeof DATAPATH_SB_READS> | undefined;
   private readonly resolved = new Map<number, OvnDatapathInfo>();
-  private readonly hasRouters: boolean;
-  private readonly forget = (table: string): void => {
-    // Map.clear() allocates a fresh table even when empty, and initial syncs change every row.
-    if (this.resolved.size > 0 && (table === 'Logical_Switch' || table === 'Logical_Router' || table === 'Datapath_Binding')) {
-      this.resolved.clear();
-    }
-  };
+  private readonly stops: (() => void)[];
 
   constructor(nb: TableCache, sb: TableCache | undefined) {
-    this.nb = nb;
-    this.sb = sb;
-    this.hasRouters = nb.monitoredColumns().has('Logical_Router');
-    nb.on('change', this.forget);
-    sb?.on('change', this.forget);
+    this.nb = new ModelView(nb, DATAPATH_NB_READS);
+    this.sb = sb === undefined ? undefined : new ModelView(sb, DATAPATH_SB_READS);
+    const forget = (): void => {
+      // Map.clear() allocates a fresh table even when empty, and initial syncs change every row.
+      if (this.resolved.size > 0) this.resolved.clear();
+    };
+    this.stops = [this.nb.follow(forget), ...(this.sb === undefined ? [] : [this.sb.follow(forget)])];
   }
 
   /** Stops following the caches, which may outlive this directory (caches the caller owns). */
   detach(): void {
-    this.nb.off('change', this.forget);
-    this.sb?.off('change', this.forget);
+    for (const stop of this.stops) stop();
   }
 
   /** The datapath row of a tunnel key, for matching a logical flow's logical_datapath. */
-  binding(key: number): Row | undefined {
+  binding(key: number): Binding | undefined {
     return this.sb?.table('Datapath_Binding').lookup('tunnel_key', key)[0];
   }
 
@@ -55,19 +64,19 @@ export class DatapathDirectory {
     return info;
   }
 
-  private describe(key: number, binding: Row): OvnDatapathInfo {
-    const bindingIds = mapColumn(binding, 'external_ids');
+  private describe(key: number, binding: Binding): OvnDatapathInfo {
+    const bindingIds = binding.external_ids;
     const switchUuid = externalId(bindingIds, 'logical-switch');
     const routerUuid = externalId(bindingIds, 'logical-router');
     const bindingName = externalId(bindingIds, 'name');
     if (switchUuid !== undefined) {
       const logicalSwitch = this.nb.table('Logical_Switch').get(switchUuid);
-      const switchIds = logicalSwitch === undefined ? undefined : mapColumn(logicalSwitch, 'external_ids');
+      const switchIds = logicalSwitch?.external_ids;
       const topology = externalId(switchIds, TopologyKey);
       const role = externalId(switchIds, NetworkRoleKey);
       return {
         key,
-        switch: (logicalSwitch === undefined ? undefined : stringColumn(logicalSwitch, 'name')) ?? bindingName ?? switchUuid,
+        switch: logicalSwitch?.name ?? bindingName ?? switchUuid,
         // Without the NB row the network is unknown; with it, switches lacking the key are the default network's.
         ...(logicalSwitch === undefined ? {} : { network: externalId(switchIds, NetworkKey) ?? DEFAULT_NETWORK }),
         ...(topology === undefined ? {} : { topology }),
@@ -75,8 +84,7 @@ export class DatapathDirectory {
       };
     }
     if (routerUuid !== undefined) {
-      const router = this.hasRouters ? this.nb.table('Logical_Router').get(routerUuid) : undefined;
-      return { key, router: (router === undefined ? undefined : stringColumn(router, 'name')) ?? bindingName ?? routerUuid };
+      return { key, router: this.nb.table('Logical_Router').get(routerUuid)?.name ?? bindingName ?? routerUuid };
     }
     return { key };
   }

@@ -35,7 +35,13 @@ export class DecodeCounters {
     } else {
       this.unknown[event.reason as OvnUnknownReason]++;
     }
-    if (event.datapath.switch === undefined && event.datapath.router === undefined && event.status !== 'unknown') {
+    // ovn-controller's own drops (an OpenFlow table, datapath key 0) name no datapath to resolve.
+    if (
+      event.datapath.switch === undefined &&
+      event.datapath.router === undefined &&
+      event.status !== 'unknown' &&
+      event.openflowTable === undefined
+    ) {
       this.unresolvedDatapaths++;
     }
     return event;

@@ -1,16 +1,24 @@
 import { EventEmitter } from 'node:events';
 import { OvsdbClosedError } from '../errors';
-import { TableCache } from '../ovsdb/cache';
+import type { TableCache } from '../ovsdb/cache';
 import { OvsdbClient, type OvsdbClientOptions, type OvsdbResync, type OvsdbStatus } from '../ovsdb/client';
 import { emitErrorIfHeard } from '../ovsdb/optional-error';
-import type { DatabaseSchema } from '../ovsdb/schema';
+import { SharedMirror, type MirrorMembership } from '../ovsdb/shared-mirror';
 import type { PsampleMessage } from '../psample/types';
 import { OVN_COOKIE_BYTES, readCookieId } from './cookie';
 import { DecodeCounters, type OvnDecoderStats } from './decode-stats';
 import type { OvnSampleEvent } from './event';
 import type { LogicalFlowTextSource } from './flow-directory';
 import { OvnSampleResolver, unresolvedEvent } from './sample-resolver';
-import { assertSelection, NORTHBOUND_DATABASE, northboundSelection, SOUTHBOUND_DATABASE, southboundSelection } from './selection';
+import {
+  assertSelection,
+  DECODER_NORTHBOUND_READS,
+  DECODER_SOUTHBOUND_READS,
+  NORTHBOUND_DATABASE,
+  northboundSelection,
+  SOUTHBOUND_DATABASE,
+  southboundSelection,
+} from './selection';
 
 export { NORTHBOUND_DATABASE, SOUTHBOUND_DATABASE } from './selection';
 
@@ -59,7 +67,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   private readonly counters = new DecodeCounters();
   private readonly notOvnCookieEvents = new Map<number, OvnSampleEvent>();
   private readonly ownedClients: OvsdbClient[] = [];
-  /** Undoes what was put on clients the caller owns (listeners, monitors), on close(). */
+  /** Undoes what was put on clients (listeners, places in their shared mirrors), on close(). */
   private readonly detachers: (() => void | Promise<void>)[] = [];
   private resolver: OvnSampleResolver | undefined;
   private synced = false;
@@ -171,8 +179,9 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
   }
 
   /**
-   * Closes the connections the decoder opened itself; clients passed in stay open but stop
-   * feeding the decoder's caches, and caches passed in stop feeding its indexes.
+   * Closes the connections the decoder opened itself; clients passed in stay open (the decoder
+   * leaves their shared mirrors, whose monitors stop when no reader is left), and caches passed in
+   * stop feeding its indexes.
    */
   async close(): Promise<void> {
     this.synced = false;
@@ -208,50 +217,52 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     }
   }
 
+  /**
+   * Joins each database's shared mirror on its client (see SharedMirror) and resolves after their
+   * initial sync. Clients the caller passed in are joined before anything is awaited, so a reader
+   * started in the same turn (PodDirectory.follow() on the same client) shares one selection and
+   * one initial sync with the decoder.
+   */
   private async connectAndSync(options: OvnSampleDecoderOptions, signal: AbortSignal): Promise<void> {
-    const nb = await this.open(options.nb, NORTHBOUND_DATABASE, options, signal);
-    const sb = options.sb === undefined ? undefined : await this.open(options.sb, SOUTHBOUND_DATABASE, options, signal);
+    const nbGiven = options.nb instanceof OvsdbClient ? this.join(options.nb, NORTHBOUND_DATABASE) : undefined;
+    const sbGiven = options.sb instanceof OvsdbClient ? this.join(options.sb, SOUTHBOUND_DATABASE) : undefined;
+    const nb = nbGiven ?? this.join(await this.connect(options.nb, NORTHBOUND_DATABASE, options, signal), NORTHBOUND_DATABASE);
+    const sb =
+      sbGiven ??
+      (options.sb === undefined
+        ? undefined
+        : this.join(await this.connect(options.sb, SOUTHBOUND_DATABASE, options, signal), SOUTHBOUND_DATABASE));
+    const [nbCache, sbCache] = await Promise.all([nb.membership.cache, sb?.membership.cache]);
     signal.throwIfAborted();
-    const nbCache = new TableCache(nb.schema, northboundSelection(nb.schema));
-    const sbCache = sb === undefined ? undefined : new TableCache(sb.schema, southboundSelection(sb.schema));
-    // Attached before the initial sync so the indexes grow with the cache instead of rescanning it.
     this.resolver = new OvnSampleResolver(nbCache, sbCache, sb === undefined ? undefined : flowTextReader(sb.client), this.changed);
-    await Promise.all([
-      this.follow(nb.client, NORTHBOUND_DATABASE, nbCache, signal),
-      sb === undefined || sbCache === undefined ? undefined : this.follow(sb.client, SOUTHBOUND_DATABASE, sbCache, signal),
-    ]);
+    await Promise.all([nb.membership.synced, sb?.membership.synced]);
     signal.throwIfAborted();
     this.synced = true;
   }
 
-  /** Monitors `cache` through `client`; a client the caller owns is told to stop on close(). */
-  private follow(client: OvsdbClient, database: string, cache: TableCache, signal: AbortSignal): Promise<void> {
+  /** The client of `database`: the one given, or one connected to its remotes, which close() closes. */
+  private async connect(database: OvnDatabase, name: string, options: OvnSampleDecoderOptions, signal: AbortSignal): Promise<OvsdbClient> {
+    if (database instanceof OvsdbClient) return database;
+    const client = await OvsdbClient.connect(typeof database === 'string' ? database : [...database], {
+      ...options.client,
+      database: name,
+      // close() aborts `signal`, which closes this client too when it connects after ownedClients was emptied.
+      signal: options.signal === undefined ? signal : AbortSignal.any([signal, options.signal]),
+    });
+    this.ownedClients.push(client);
     signal.throwIfAborted();
-    if (!this.ownedClients.includes(client)) {
-      this.detachers.push(() => client.unmonitor(cache));
-    }
-    return client.monitor(database, cache);
+    return client;
   }
 
-  private async open(
-    database: OvnDatabase,
-    name: string,
-    options: OvnSampleDecoderOptions,
-    signal: AbortSignal,
-  ): Promise<{ client: OvsdbClient; schema: DatabaseSchema }> {
-    let client: OvsdbClient;
-    if (database instanceof OvsdbClient) {
-      client = database;
-    } else {
-      client = await OvsdbClient.connect(typeof database === 'string' ? database : [...database], {
-        ...options.client,
-        database: name,
-        // close() aborts `signal`, which closes this client too when it connects after ownedClients was emptied.
-        signal: options.signal === undefined ? signal : AbortSignal.any([signal, options.signal]),
-      });
-      this.ownedClients.push(client);
-    }
-    signal.throwIfAborted();
+  /** Takes a place in `client`'s mirror of `name` and follows the client's state; close() undoes both. */
+  private join(client: OvsdbClient, name: string): { client: OvsdbClient; membership: MirrorMembership } {
+    const membership = SharedMirror.join(
+      client,
+      name,
+      name === NORTHBOUND_DATABASE ? DECODER_NORTHBOUND_READS : DECODER_SOUTHBOUND_READS,
+      name === NORTHBOUND_DATABASE ? northboundSelection : southboundSelection,
+    );
+    this.detachers.push(() => membership.leave());
     const onStatus = (status: OvsdbStatus): void => {
       this.emit('status', name, status);
     };
@@ -270,7 +281,7 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
       client.off('resync', onResync);
       client.off('error', onError);
     });
-    return { client, schema: await client.getSchema(name) };
+    return { client, membership };
   }
 }
 

@@ -18,7 +18,9 @@ function datapathText(datapath: OvnDatapathInfo): string {
   if (datapath.role !== undefined) {
     parts.push(`role ${datapath.role}`);
   }
-  if (datapath.switch === undefined && datapath.router === undefined) {
+  if (datapath.key === 0) {
+    parts.push("(no logical datapath has key 0: the key of ovn-controller's own drops)");
+  } else if (datapath.switch === undefined && datapath.router === undefined) {
     parts.push('(unresolved: no Datapath_Binding with this key, or no southbound database)');
   }
   return parts.join(', ');
@@ -65,6 +67,15 @@ export function formatOvnEvent(event: OvnSampleEvent): string {
         `  stage-hint: ${hint.hint}${hint.table === undefined ? ' (no monitored northbound row)' : ` ${hint.table} ${hint.name ?? hint.uuid ?? ''}`}`,
       );
     }
+  }
+  if (event.flow?.description !== undefined) {
+    lines.push(`  flow description: ${event.flow.description}`);
+  }
+  if (event.openflowTable !== undefined) {
+    const { table, name, release, description } = event.openflowTable;
+    const named = name === undefined ? '' : ` ${name}`;
+    const from = release === undefined ? ' (OVN release unknown)' : ` (OVN ${release})`;
+    lines.push(`  openflow table: ${table}${named}${from}${description === undefined ? '' : `: ${description}`}`);
   }
   if (event.previous !== undefined) {
     lines.push(`  previously: ${event.previous.message} (acl ${event.previous.acl.uuid}: ${event.previous.acl.match})`);

@@ -72,6 +72,23 @@ export interface OvnLogicalFlowInfo {
   readonly match?: string;
   readonly actions?: string;
   readonly hint?: OvnStageHint;
+  /** ovn-northd's description of the flow (Logical_Flow flow_desc), which it gives some drop flows: "No L2 destination". */
+  readonly description?: string;
+}
+
+/**
+ * The OpenFlow table of ovn-controller's own drop (datapath key 0 in the sample: put_drop() in
+ * OVN's controller/physical.c), where no logical flow is involved.
+ */
+export interface OvnOpenFlowTableInfo {
+  /** The table number: the sample's obs_point_id. */
+  readonly table: number;
+  /** The OVN release whose table layout names it, from options:northd_internal_version. */
+  readonly release?: string;
+  /** OVN's name for the table ("OFTABLE_CHECK_LOOPBACK"), when the release's tables are known. */
+  readonly name?: string;
+  /** Why ovn-controller drops there. */
+  readonly description?: string;
 }
 
 /** What a sample meant when it was last decodable; kept for stale samples. */
@@ -97,6 +114,8 @@ export interface OvnSampleEvent {
   /** Further ACLs sharing the sample (ovn-kubernetes gives identical ACLs one Sample). */
   readonly otherAcls?: readonly string[];
   readonly flow?: OvnLogicalFlowInfo;
+  /** For ovn-controller's own drops: the OpenFlow table. */
+  readonly openflowTable?: OvnOpenFlowTableInfo;
   readonly datapath: OvnDatapathInfo;
   /** For stale ACL samples: what the point id meant before its ACL changed, when seen. */
   readonly previous?: OvnAclVerdict;

@@ -1,12 +1,31 @@
 import { performance } from 'node:perf_hooks';
 import type { TableCache } from '../ovsdb/cache';
-import type { Row } from '../ovsdb/row';
+import { ModelView, type ReadRow } from '../ovsdb/model';
 import { flowPointId } from './cookie';
 import type { OvnLogicalFlowInfo } from './event';
 import { externalId } from './external-ids';
-import { mapColumn, numberColumn, stringColumn } from './row-values';
+import type { Tables } from './southbound.generated';
 import type { StageHintIndex } from './stage-hints';
 import { UuidBuckets } from './uuid-buckets';
+
+/**
+ * What the flow directory reads of the southbound database: no match or actions (read on demand,
+ * see LogicalFlowDirectory). A node's flows point at a few datapaths, and most share their
+ * {stage-name, source} and description with many others.
+ */
+export const LOGICAL_FLOW_READS = {
+  Logical_Flow: {
+    columns: ['logical_datapath', 'pipeline', 'table_id', 'priority', 'external_ids', 'flow_desc'],
+    shared: ['logical_datapath', 'external_ids', 'flow_desc'],
+  },
+} as const;
+
+/** A flow's text, which a cache the caller built may hold. */
+const LOGICAL_FLOW_TEXT_READS = {
+  Logical_Flow: { columns: ['match', 'actions'] },
+} as const;
+
+type Flow = ReadRow<Tables, typeof LOGICAL_FLOW_READS, 'Logical_Flow'>;
 
 /** A logical flow's match and actions: the bulk of a Logical_Flow row, read only for flows that drop samples name. */
 export interface LogicalFlowText {
@@ -32,7 +51,10 @@ const RETRY_READ_MS = 5000;
  * changed match or action is a new row). A cache built with match and actions serves them directly.
  */
 export class LogicalFlowDirectory {
-  private readonly sb: TableCache;
+  private readonly sb: ModelView<Tables, typeof LOGICAL_FLOW_READS>;
+  /** When the cache holds match and actions too. */
+  private readonly withText: ModelView<Tables, typeof LOGICAL_FLOW_TEXT_READS> | undefined;
+  private readonly stop: () => void;
   private readonly hints: StageHintIndex;
   private readonly fetchText: LogicalFlowTextSource | undefined;
   private readonly byPointId = new UuidBuckets<number>();
@@ -43,33 +65,32 @@ export class LogicalFlowDirectory {
   /** When the last read of a flow's text failed, on the monotonic clock. */
   private readonly failedReads = new Map<string, number>();
 
-  private readonly onChange = (table: string, uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void => {
-    if (table !== 'Logical_Flow') {
-      return;
-    }
-    this.described.delete(uuid);
-    if (oldRow === undefined && newRow !== undefined) {
-      this.byPointId.add(flowPointId(uuid), uuid);
-    } else if (oldRow !== undefined && newRow === undefined) {
-      this.byPointId.remove(flowPointId(uuid), uuid);
-      this.texts.delete(uuid);
-      this.failedReads.delete(uuid);
-    }
-  };
-
   constructor(sb: TableCache, hints: StageHintIndex, fetchText?: LogicalFlowTextSource) {
-    this.sb = sb;
+    this.sb = new ModelView(sb, LOGICAL_FLOW_READS);
+    const selected = sb.monitoredColumns().get('Logical_Flow') ?? [];
+    this.withText = LOGICAL_FLOW_TEXT_READS.Logical_Flow.columns.every((column) => selected.includes(column))
+      ? new ModelView(sb, LOGICAL_FLOW_TEXT_READS)
+      : undefined;
     this.hints = hints;
     this.fetchText = fetchText;
-    sb.on('change', this.onChange);
-    for (const row of sb.table('Logical_Flow').values()) {
+    for (const row of this.sb.table('Logical_Flow').values()) {
       this.byPointId.add(flowPointId(row._uuid), row._uuid);
     }
+    this.stop = this.sb.follow((_table, uuid, oldRow, newRow) => {
+      this.described.delete(uuid);
+      if (oldRow === undefined && newRow !== undefined) {
+        this.byPointId.add(flowPointId(uuid), uuid);
+      } else if (oldRow !== undefined && newRow === undefined) {
+        this.byPointId.remove(flowPointId(uuid), uuid);
+        this.texts.delete(uuid);
+        this.failedReads.delete(uuid);
+      }
+    });
   }
 
   /** Stops following the caches (this directory's and its stage hints'), which may outlive it. */
   detach(): void {
-    this.sb.off('change', this.onChange);
+    this.stop();
     this.hints.detach();
   }
 
@@ -105,16 +126,16 @@ export class LogicalFlowDirectory {
     }
   }
 
-  private choose(pointId: number, datapathUuid: string | undefined): Row | undefined {
+  private choose(pointId: number, datapathUuid: string | undefined): Flow | undefined {
     const flows = this.sb.table('Logical_Flow');
-    let chosen: Row | undefined;
+    let chosen: Flow | undefined;
     for (const uuid of this.byPointId.get(pointId)) {
       const row = flows.get(uuid);
       if (row === undefined) {
         continue;
       }
       chosen ??= row;
-      if (datapathUuid !== undefined && stringColumn(row, 'logical_datapath') === datapathUuid) {
+      if (datapathUuid !== undefined && row.logical_datapath === datapathUuid) {
         return row;
       }
     }
@@ -122,10 +143,9 @@ export class LogicalFlowDirectory {
   }
 
   /** The text a cache built with match and actions (an older selection) holds in the row. */
-  private rowText(row: Row): LogicalFlowText | undefined {
-    const match = stringColumn(row, 'match');
-    const actions = stringColumn(row, 'actions');
-    return match === undefined || actions === undefined ? undefined : { match, actions };
+  private rowText(row: Flow): LogicalFlowText | undefined {
+    const withText = this.withText?.table('Logical_Flow').get(row._uuid);
+    return withText === undefined ? undefined : { match: withText.match, actions: withText.actions };
   }
 
   /** Reads a flow's text, one read at a time; a failed read is tried again after RETRY_READ_MS. */
@@ -159,8 +179,8 @@ export class LogicalFlowDirectory {
     return reading;
   }
 
-  private describe(row: Row, text: LogicalFlowText | undefined): OvnLogicalFlowInfo {
-    const ids = mapColumn(row, 'external_ids');
+  private describe(row: Flow, text: LogicalFlowText | undefined): OvnLogicalFlowInfo {
+    const ids = row.external_ids;
     const stage = externalId(ids, 'stage-name');
     const source = externalId(ids, 'source');
     const hint = externalId(ids, 'stage-hint');
@@ -168,11 +188,12 @@ export class LogicalFlowDirectory {
       uuid: row._uuid,
       ...(stage === undefined ? {} : { stage }),
       ...(source === undefined ? {} : { source }),
-      pipeline: stringColumn(row, 'pipeline') ?? '',
-      table: numberColumn(row, 'table_id') ?? 0,
-      priority: numberColumn(row, 'priority') ?? 0,
+      pipeline: row.pipeline,
+      table: row.table_id,
+      priority: row.priority,
       ...(text === undefined ? {} : { match: text.match, actions: text.actions }),
       ...(hint === undefined ? {} : { hint: this.hints.resolve(hint) }),
+      ...(row.flow_desc === undefined ? {} : { description: row.flow_desc }),
     };
   }
 }

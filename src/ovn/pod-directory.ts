@@ -1,15 +1,22 @@
-import { OvnSchemaUnsupportedError } from '../errors';
-import { TableCache, type CacheSelection } from '../ovsdb/cache';
+import type { CacheSelection, TableCache } from '../ovsdb/cache';
 import type { OvsdbClient } from '../ovsdb/client';
-import type { Row } from '../ovsdb/row';
+import { ModelView, type ReadRow } from '../ovsdb/model';
 import type { DatabaseSchema } from '../ovsdb/schema';
+import { SharedMirror } from '../ovsdb/shared-mirror';
 import { cidrContains, parseCidr, type Cidr } from '../packet/cidr';
 import type { Endpoint } from './endpoint';
 import { DEFAULT_NETWORK, externalId, NetworkKey } from './external-ids';
+import type { Tables } from './northbound.generated';
 import { portIps } from './port-addresses';
-import { mapColumn, stringColumn } from './row-values';
+import { checkedSelection, NORTHBOUND_DATABASE } from './selection';
 
-const NORTHBOUND = 'OVN_Northbound';
+/** What pod identity reads of the northbound database: the ports ovn-kubernetes writes, and their switches. */
+export const POD_DIRECTORY_READS = {
+  Logical_Switch: { columns: ['ports', 'other_config', 'external_ids'] },
+  Logical_Switch_Port: { columns: ['name', 'addresses', 'dynamic_addresses', 'external_ids'] },
+} as const;
+
+type Switch = ReadRow<Tables, typeof POD_DIRECTORY_READS, 'Logical_Switch'>;
 /** external_ids ovn-kubernetes puts on pod ports (base_network_controller_pods.go). */
 const POD_KEY = 'pod';
 const NAMESPACE_KEY = 'namespace';
@@ -19,27 +26,12 @@ const MANAGEMENT_PORT = /(?:^|_)k8s-(.+)$/;
 /** Answers for addresses no port has, kept until the next change; bounded against address scans. */
 const MAX_REMEMBERED_MISSES = 4096;
 
-/** The northbound tables and columns pod identity reads. */
+/**
+ * The northbound tables and columns pod identity reads; throws OvnSchemaUnsupportedError when
+ * `schema` lacks them or types them otherwise than the model.
+ */
 export function podSelection(schema: DatabaseSchema): CacheSelection {
-  const lsp = schema.tables.get('Logical_Switch_Port');
-  const ls = schema.tables.get('Logical_Switch');
-  const missing = [
-    ...['name', 'addresses', 'dynamic_addresses', 'external_ids']
-      .filter((column) => lsp?.columns.has(column) !== true)
-      .map((c) => `Logical_Switch_Port.${c}`),
-    ...['name', 'ports', 'other_config', 'external_ids']
-      .filter((column) => ls?.columns.has(column) !== true)
-      .map((c) => `Logical_Switch.${c}`),
-  ];
-  if (missing.length > 0) {
-    throw new OvnSchemaUnsupportedError(
-      `${schema.name} schema ${schema.version} lacks ${missing.join(', ')}: point --nb at an OVN northbound database.`,
-    );
-  }
-  return {
-    Logical_Switch: { columns: ['name', 'ports', 'other_config', 'external_ids'] },
-    Logical_Switch_Port: { columns: ['name', 'addresses', 'dynamic_addresses', 'external_ids'] },
-  };
+  return checkedSelection(schema, POD_DIRECTORY_READS, 'point --nb at an OVN northbound database');
 }
 
 interface SwitchInfo {
@@ -52,13 +44,8 @@ interface Indexed {
   readonly endpoints: readonly Endpoint[];
 }
 
-function setColumn(row: Row | undefined, column: string): readonly string[] {
-  const value = row?.[column];
-  return Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [];
-}
-
-function switchInfo(row: Row): SwitchInfo {
-  const config = mapColumn(row, 'other_config');
+function switchInfo(row: Switch): SwitchInfo {
+  const config = row.other_config;
   const subnets: Cidr[] = [];
   // ovn-kubernetes writes the node subnet as other_config:subnet, IPv6 as ipv6_prefix (a /64).
   for (const part of String(config.get('subnet') ?? '').split(/[\s,]+/)) {
@@ -68,7 +55,7 @@ function switchInfo(row: Row): SwitchInfo {
   const v6 = config.get('ipv6_prefix');
   const cidr = v6 === undefined ? undefined : parseCidr(String(v6).includes('/') ? String(v6) : `${String(v6)}/64`);
   if (cidr !== undefined) subnets.push(cidr);
-  return { network: externalId(mapColumn(row, 'external_ids'), NetworkKey) ?? DEFAULT_NETWORK, subnets };
+  return { network: externalId(row.external_ids, NetworkKey) ?? DEFAULT_NETWORK, subnets };
 }
 
 /**
@@ -78,7 +65,8 @@ function switchInfo(row: Row): SwitchInfo {
  * is a map lookup, and rebuilding follows only the ports each update touched.
  */
 export class PodDirectory {
-  private readonly nb: TableCache;
+  private readonly nb: ModelView<Tables, typeof POD_DIRECTORY_READS>;
+  private readonly stop: () => void;
   private readonly switches = new Map<string, SwitchInfo>();
   private readonly switchOfPort = new Map<string, string>();
   private readonly indexed = new Map<string, Indexed>();
@@ -88,33 +76,41 @@ export class PodDirectory {
   private readonly dirty = new Set<string>();
   private release: (() => Promise<void>) | undefined;
 
-  private readonly onChange = (table: string, uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void => {
-    if (table === 'Logical_Switch_Port') {
-      this.dirty.add(uuid);
-    } else if (table === 'Logical_Switch') {
-      this.switchChanged(uuid, oldRow, newRow);
-    }
-  };
-  private readonly onBatch = (): void => this.reindex();
-
   /** Follows `nb`, a cache built with podSelection() (or a superset of it). */
   constructor(nb: TableCache) {
-    this.nb = nb;
-    for (const row of nb.table('Logical_Switch').values()) this.switchChanged(row._uuid, undefined, row);
-    for (const row of nb.table('Logical_Switch_Port').values()) this.dirty.add(row._uuid);
+    this.nb = new ModelView(nb, POD_DIRECTORY_READS);
+    for (const row of this.nb.table('Logical_Switch').values()) this.switchChanged(row._uuid, undefined, row);
+    for (const row of this.nb.table('Logical_Switch_Port').values()) this.dirty.add(row._uuid);
     this.reindex();
-    nb.on('change', this.onChange);
-    nb.on('batch', this.onBatch);
+    this.stop = this.nb.follow(
+      (table, uuid, oldRow, newRow) => {
+        if (table === 'Logical_Switch_Port') {
+          this.dirty.add(uuid);
+        } else {
+          this.switchChanged(uuid, oldRow, newRow);
+        }
+      },
+      () => this.reindex(),
+    );
   }
 
-  /** Monitors the ports through `client` in a cache of its own, and resolves after the initial sync. */
+  /**
+   * Follows the northbound database `client` is connected to, and resolves after the initial sync.
+   * The ports are read from the client's shared northbound mirror: the one an OvnSampleDecoder
+   * on the same client reads (widened to the ports' columns if it lacks them), or a new one.
+   */
   static async follow(client: OvsdbClient): Promise<PodDirectory> {
-    const schema = await client.getSchema(NORTHBOUND);
-    const cache = new TableCache(schema, podSelection(schema));
-    const directory = new PodDirectory(cache);
-    await client.monitor(NORTHBOUND, cache);
-    directory.release = () => client.unmonitor(cache);
-    return directory;
+    const membership = SharedMirror.join(client, NORTHBOUND_DATABASE, POD_DIRECTORY_READS, podSelection);
+    let directory: PodDirectory | undefined;
+    try {
+      directory = new PodDirectory(await membership.cache);
+      directory.release = () => membership.leave();
+      await membership.synced;
+      return directory;
+    } catch (error) {
+      await (directory === undefined ? membership.leave() : directory.close());
+      throw error;
+    }
   }
 
   /** Pod and node addresses indexed. */
@@ -162,14 +158,16 @@ export class PodDirectory {
 
   /** Rows of the tables this directory reads, as "database/table" -> rows (for metrics). */
   mirrorSizes(): Map<string, number> {
-    return new Map(['Logical_Switch', 'Logical_Switch_Port'].map((table) => [`${NORTHBOUND}/${table}`, this.nb.table(table).size]));
+    return new Map(
+      (['Logical_Switch', 'Logical_Switch_Port'] as const).map((table) => [`${NORTHBOUND_DATABASE}/${table}`, this.nb.table(table).size]),
+    );
   }
 
   async close(): Promise<void> {
-    this.nb.off('change', this.onChange);
-    this.nb.off('batch', this.onBatch);
-    await this.release?.();
+    this.stop();
+    const release = this.release;
     this.release = undefined;
+    await release?.();
   }
 
   private unknown(network: string | undefined, ip: string): Endpoint {
@@ -181,13 +179,13 @@ export class PodDirectory {
     return Object.freeze({ kind: 'external', ip });
   }
 
-  private switchChanged(uuid: string, oldRow: Row | undefined, newRow: Row | undefined): void {
+  private switchChanged(uuid: string, oldRow: Switch | undefined, newRow: Switch | undefined): void {
     const before = this.switches.get(uuid);
     const after = newRow === undefined ? undefined : switchInfo(newRow);
     if (after === undefined) this.switches.delete(uuid);
     else this.switches.set(uuid, after);
-    const oldPorts = setColumn(oldRow, 'ports');
-    const newPorts = setColumn(newRow, 'ports');
+    const oldPorts = oldRow?.ports ?? [];
+    const newPorts = newRow?.ports ?? [];
     const networkChanged = before?.network !== after?.network;
     for (const port of oldPorts) {
       if (!newPorts.includes(port) && this.switchOfPort.get(port) === uuid) this.switchOfPort.delete(port);
@@ -234,10 +232,9 @@ export class PodDirectory {
     const row = this.nb.table('Logical_Switch_Port').get(uuid);
     const switchUuid = this.switchOfPort.get(uuid);
     if (row === undefined || switchUuid === undefined) return undefined;
-    const name = stringColumn(row, 'name') ?? '';
-    const ids = mapColumn(row, 'external_ids');
+    const { name, external_ids: ids } = row;
     const network = externalId(ids, NetworkKey) ?? this.switches.get(switchUuid)?.network ?? DEFAULT_NETWORK;
-    const ips = portIps(setColumn(row, 'addresses'), stringColumn(row, 'dynamic_addresses'));
+    const ips = portIps(row.addresses, row.dynamic_addresses);
     let make: ((ip: string) => Endpoint) | undefined;
     if (externalId(ids, POD_KEY) === 'true') {
       const namespace = externalId(ids, NAMESPACE_KEY) ?? '';

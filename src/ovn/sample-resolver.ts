@@ -1,12 +1,15 @@
 import type { TableCache } from '../ovsdb/cache';
 import { AclCatalog, type PointIdKind } from './acl-catalog';
+import { controllerDropMessage, controllerDropTable } from './controller-tables';
 import { hex32, splitObservationDomain } from './cookie';
 import { DatapathDirectory } from './datapath-directory';
+import { DropSampling } from './drop-sampling';
 import { EventMemo } from './event-memo';
 import type {
   OvnAclVerdict,
   OvnDatapathInfo,
   OvnLogicalFlowInfo,
+  OvnOpenFlowTableInfo,
   OvnSampleApp,
   OvnSampleEvent,
   OvnSampleStatus,
@@ -41,6 +44,7 @@ export class OvnSampleResolver {
   };
   private readonly catalog: AclCatalog;
   private readonly apps: SamplingApps;
+  private readonly dropSampling: DropSampling;
   private readonly datapaths: DatapathDirectory;
   private readonly flows: LogicalFlowDirectory | undefined;
 
@@ -61,6 +65,7 @@ export class OvnSampleResolver {
     sbCache?.on('change', this.forget);
     this.catalog = new AclCatalog(nbCache);
     this.apps = new SamplingApps(nbCache);
+    this.dropSampling = new DropSampling(nbCache, sbCache);
     this.datapaths = new DatapathDirectory(nbCache, sbCache);
     this.flows = sbCache === undefined ? undefined : new LogicalFlowDirectory(sbCache, new StageHintIndex(nbCache), flowText);
   }
@@ -68,7 +73,7 @@ export class OvnSampleResolver {
   /** Resolves once what resolve() would read on demand for these ids is here (a drop sample's flow text). */
   async prepare(obsDomainId: number, obsPointId: number): Promise<void> {
     const { appId, datapathKey } = splitObservationDomain(obsDomainId);
-    if (this.flows !== undefined && appId !== 0 && this.apps.typeOf(appId) === 'drop') {
+    if (this.flows !== undefined && datapathKey !== 0 && appId === this.northdDropApp()) {
       await this.flows.prepare(obsPointId, this.datapaths.binding(datapathKey)?._uuid);
     }
   }
@@ -98,26 +103,67 @@ export class OvnSampleResolver {
     return event;
   }
 
+  /**
+   * The app id of ovn-northd's drop flows: the Sampling_App of type drop when there is one, else
+   * NB_Global options:debug_drop_domain_id while debug_drop_collector_set is on (northd/debug.c).
+   */
+  private northdDropApp(): number | undefined {
+    const fromApps = this.apps.dropAppId;
+    if (fromApps !== undefined) return fromApps;
+    const northd = this.dropSampling.northd();
+    return northd.collectorSet === 0 ? undefined : northd.domain;
+  }
+
   private compute(obsDomainId: number, obsPointId: number): OvnSampleEvent {
     const { appId, datapathKey } = splitObservationDomain(obsDomainId);
-    const base: Base = { obsDomainId, obsPointId, appId, datapath: this.datapaths.resolve(datapathKey) };
-    if (appId === 0) {
-      return this.decodeAcl(base, 'acl-label');
+    if (datapathKey === 0 && this.isControllerDrop(appId)) {
+      return this.decodeControllerDrop({ obsDomainId, obsPointId, appId, datapath: { key: 0 } });
     }
-    const app = this.apps.typeOf(appId);
+    const base: Base = { obsDomainId, obsPointId, appId, datapath: this.datapaths.resolve(datapathKey) };
+    const app = appId === 0 ? 'acl-label' : this.apps.typeOf(appId);
     switch (app) {
+      case 'acl-label': {
+        const event = this.decodeAcl(base, app);
+        // With debug drop sampling on and neither a drop app nor a domain id, northd's drop flows sample with app 0 too.
+        return event.status === 'decoded' || this.northdDropApp() !== 0 ? event : this.decodeDrop(base);
+      }
       case 'acl-new':
       case 'acl-est':
         return this.decodeAcl(base, app);
       case 'drop':
         return this.decodeDrop(base);
       default:
-        return makeEvent(base, {
-          status: 'unknown',
-          reason: 'unknown-app',
-          message: `No Sampling_App has id ${appId}: not an OVN sample, or sampling apps were reconfigured.`,
-        });
+        return appId === this.northdDropApp()
+          ? this.decodeDrop(base)
+          : makeEvent(base, {
+              status: 'unknown',
+              reason: 'unknown-app',
+              message: `No Sampling_App has id ${appId}: not an OVN sample, or sampling apps were reconfigured.`,
+            });
     }
+  }
+
+  /**
+   * Whether a sample with datapath key 0, which no logical datapath has, is ovn-controller's drop
+   * in one of its own OpenFlow tables: its app is ovn-controller's drop domain (SB_Global
+   * options:debug_drop_domain_id while drop sampling is on), or northd's (the settings changed
+   * since it was taken: a drop with key 0 is still no logical flow's).
+   */
+  private isControllerDrop(appId: number): boolean {
+    const controller = this.dropSampling.controller();
+    return (controller.collectorSet !== 0 && appId === controller.domain) || appId === this.northdDropApp();
+  }
+
+  /** A sample of ovn-controller's put_drop(): its point id is the OpenFlow table it dropped in. */
+  private decodeControllerDrop(base: Base): OvnSampleEvent {
+    const openflowTable = Object.freeze(controllerDropTable(base.obsPointId, this.dropSampling.release()));
+    return makeEvent(base, {
+      status: 'decoded',
+      app: 'drop',
+      action: 'drop',
+      message: controllerDropMessage(openflowTable),
+      openflowTable,
+    });
   }
 
   private decodeAcl(base: Base, app: Exclude<OvnSampleApp, 'drop'>): OvnSampleEvent {
@@ -179,7 +225,7 @@ export class OvnSampleResolver {
       status: 'decoded',
       app: 'drop',
       action: 'drop',
-      message: hintedAcl !== undefined && aclExplainsDrop(hintedAcl) ? hintedAcl.message : flowMessage(flow.stage, flow.source, flow.hint),
+      message: hintedAcl !== undefined && aclExplainsDrop(hintedAcl) ? hintedAcl.message : flowMessage(flow),
       verdict: hintedAcl,
       flow,
     });
@@ -215,6 +261,7 @@ interface EventParts {
   readonly action?: string;
   readonly otherAcls?: readonly string[] | undefined;
   readonly flow?: OvnLogicalFlowInfo;
+  readonly openflowTable?: OvnOpenFlowTableInfo;
   readonly previous?: OvnAclVerdict | undefined;
 }
 
@@ -236,19 +283,24 @@ function makeEvent(base: Base, parts: EventParts): OvnSampleEvent {
     acl: parts.verdict?.acl,
     otherAcls: parts.otherAcls,
     flow: parts.flow,
+    openflowTable: parts.openflowTable,
     datapath: base.datapath,
     previous: parts.previous,
   };
 }
 
-function flowMessage(stage: string | undefined, source: string | undefined, hint: OvnStageHint | undefined): string {
+function flowMessage({ stage, source, hint, description }: OvnLogicalFlowInfo): string {
   const where = [
     stage === undefined ? 'an OVN logical flow' : `OVN logical flow in stage ${stage}`,
     source === undefined ? '' : ` (${source})`,
   ].join('');
+  const why = description === undefined ? '' : `: ${description}`;
   if (hint === undefined) {
-    return `Dropped by ${where}`;
+    return `Dropped by ${where}${why}`;
   }
-  const about = hint.table === undefined ? `northbound row ${hint.hint}` : `${hint.table} ${hint.name ?? hint.uuid ?? hint.hint}`;
-  return `Dropped by ${where}, created for ${about}`;
+  return `Dropped by ${where}, created for ${hintText(hint)}${why}`;
+}
+
+function hintText(hint: OvnStageHint): string {
+  return hint.table === undefined ? `northbound row ${hint.hint}` : `${hint.table} ${hint.name ?? hint.uuid ?? hint.hint}`;
 }

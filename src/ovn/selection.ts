@@ -1,71 +1,57 @@
 import { OvnSchemaUnsupportedError } from '../errors';
 import type { CacheSelection, TableCache } from '../ovsdb/cache';
+import { modelMismatches, unionSelection } from '../ovsdb/model';
 import type { DatabaseSchema } from '../ovsdb/schema';
+import { ACL_CATALOG_READS } from './acl-catalog';
+import { DATAPATH_NB_READS, DATAPATH_SB_READS } from './datapath-directory';
+import { DROP_SAMPLING_NB_READS, DROP_SAMPLING_SB_READS } from './drop-sampling';
+import { LOGICAL_FLOW_READS } from './flow-directory';
+import { NORTHBOUND_MODEL } from './northbound.generated';
+import { SAMPLING_APPS_READS } from './sampling-apps';
+import { SOUTHBOUND_MODEL } from './southbound.generated';
+import { STAGE_HINT_READS } from './stage-hints';
 
 export const NORTHBOUND_DATABASE = 'OVN_Northbound';
 export const SOUTHBOUND_DATABASE = 'OVN_Southbound';
 
-/** Northbound tables whose rows a logical flow's stage-hint may name (by their "name" column). */
-export const HINT_TABLES: readonly string[] = [
-  'ACL',
-  'Logical_Switch',
-  'Logical_Switch_Port',
-  'Logical_Router',
-  'Logical_Router_Port',
-  'Port_Group',
-];
+const MODELS = { [NORTHBOUND_DATABASE]: NORTHBOUND_MODEL, [SOUTHBOUND_DATABASE]: SOUTHBOUND_MODEL } as const;
 
-const ACL_COLUMNS = ['name', 'priority', 'direction', 'match', 'action', 'label', 'tier', 'sample_new', 'sample_est', 'external_ids'];
-/** No match or actions: LogicalFlowDirectory reads them for the few flows drop samples name. */
-const LOGICAL_FLOW_COLUMNS = ['logical_datapath', 'pipeline', 'table_id', 'priority', 'external_ids'];
+/** What the decoder's indexes read of the northbound database, each as it declares it. */
+export const DECODER_NORTHBOUND_READS = unionSelection(
+  ACL_CATALOG_READS,
+  SAMPLING_APPS_READS,
+  DROP_SAMPLING_NB_READS,
+  DATAPATH_NB_READS,
+  STAGE_HINT_READS,
+);
 
-function requireColumns(schema: DatabaseSchema, required: Readonly<Record<string, readonly string[]>>): void {
-  const missing: string[] = [];
-  for (const [table, columns] of Object.entries(required)) {
-    const found = schema.tables.get(table);
-    if (found === undefined) {
-      missing.push(table);
-      continue;
-    }
-    missing.push(...columns.filter((column) => !found.columns.has(column)).map((column) => `${table}.${column}`));
+/** What the decoder's indexes read of the southbound database. */
+export const DECODER_SOUTHBOUND_READS = unionSelection(DATAPATH_SB_READS, LOGICAL_FLOW_READS, DROP_SAMPLING_SB_READS);
+
+/**
+ * `reads`, once `schema` is known to serve it as the generated model types it (the rows are read
+ * through the model's interfaces); otherwise OvnSchemaUnsupportedError naming what differs.
+ */
+export function checkedSelection(schema: DatabaseSchema, reads: CacheSelection, advice: string): CacheSelection {
+  const model = MODELS[schema.name as keyof typeof MODELS];
+  const mismatches =
+    model === undefined ? [`the tables of ${NORTHBOUND_DATABASE} or ${SOUTHBOUND_DATABASE}`] : modelMismatches(schema, model, reads);
+  if (mismatches.length > 0) {
+    throw new OvnSchemaUnsupportedError(`${schema.name} schema ${schema.version} lacks ${mismatches.join(', ')}: ${advice}.`);
   }
-  if (missing.length > 0) {
-    throw new OvnSchemaUnsupportedError(
-      `${schema.name} schema ${schema.version} lacks ${missing.join(', ')}: OVN sampling needs OVN 24.09 or newer; upgrade OVN or point --nb/--sb at the right database.`,
-    );
-  }
+  return reads;
 }
 
-/** The northbound tables, columns and indexes the decoder caches. */
+const DECODER_ADVICE = 'OVN sampling needs OVN 24.09 or newer; upgrade OVN or point --nb/--sb at the right database';
+
+/** The northbound tables, columns and indexes the decoder's indexes read: the selection of its northbound mirror. */
 export function northboundSelection(schema: DatabaseSchema): CacheSelection {
-  requireColumns(schema, {
-    ACL: ACL_COLUMNS,
-    Sample: ['metadata'],
-    Sampling_App: ['type', 'id'],
-    Logical_Switch: ['name', 'external_ids'],
-  });
-  const selection: Record<string, { columns: readonly string[]; indexes?: readonly string[] }> = {
-    ACL: { columns: ACL_COLUMNS, indexes: ['sample_new', 'sample_est', 'label'] },
-    Sample: { columns: ['metadata'], indexes: ['metadata'] },
-    Sampling_App: { columns: ['type', 'id'] },
-    Logical_Switch: { columns: ['name', 'external_ids'] },
-  };
-  for (const table of HINT_TABLES) {
-    if (selection[table] === undefined && schema.tables.get(table)?.columns.has('name') === true) {
-      selection[table] = { columns: ['name'] };
-    }
-  }
-  return selection;
+  return checkedSelection(schema, DECODER_NORTHBOUND_READS, DECODER_ADVICE);
 }
 
-/** The southbound tables, columns and indexes the decoder caches. */
+/** The southbound tables, columns and indexes the decoder's indexes read. */
 export function southboundSelection(schema: DatabaseSchema): CacheSelection {
-  requireColumns(schema, { Datapath_Binding: ['tunnel_key', 'external_ids'], Logical_Flow: LOGICAL_FLOW_COLUMNS });
-  return {
-    Datapath_Binding: { columns: ['tunnel_key', 'external_ids'], indexes: ['tunnel_key'] },
-    // A node's flows point at a few datapaths, and most share their {stage-name, source} with many others.
-    Logical_Flow: { columns: LOGICAL_FLOW_COLUMNS, shared: ['logical_datapath', 'external_ids'] },
-  };
+  return checkedSelection(schema, DECODER_SOUTHBOUND_READS, DECODER_ADVICE);
 }
 
 /** Fails early, with the missing piece named, when a caller-built cache cannot serve the decoder. */
@@ -81,6 +67,7 @@ export function assertSelection(cache: TableCache, selection: CacheSelection): v
       );
     }
     for (const column of indexes) {
+      // Throws OvsdbSchemaError, naming the index to add, when the cache lacks it.
       cache.table(table).lookup(column, '');
     }
   }

@@ -68,12 +68,42 @@ export class TableCache extends EventEmitter<TableCacheEvents> {
     }
   }
 
+  /**
+   * Adds tables, columns, indexes and shared columns to the selection (a new reader of a shared
+   * mirror needs them). Rows already held get the new columns' default values: reload the cache
+   * (OvsdbClient.resync()) for their real values. Returns whether the selection grew.
+   */
+  widen(selection: CacheSelection): boolean {
+    const before = JSON.stringify(this.selection());
+    for (const [tableName, { columns, indexes = [], shared = [] }] of Object.entries(selection)) {
+      const table = requireTable(this.schema, tableName);
+      const selected = [...new Set(columns)].map((column) => requireColumn(table, column));
+      const store = this.stores.get(tableName);
+      if (store === undefined) {
+        this.stores.set(tableName, new TableStore(table, selected, indexes, shared));
+      } else {
+        store.widen(selected, indexes, shared);
+      }
+    }
+    return JSON.stringify(this.selection()) !== before;
+  }
+
+  /** What the cache holds, in the form its constructor and widen() take. */
+  selection(): CacheSelection {
+    return Object.fromEntries(
+      [...this.stores].map(([name, store]) => [
+        name,
+        { columns: store.columns.map((column) => column.name), indexes: store.indexedColumns(), shared: [...store.shared] },
+      ]),
+    );
+  }
+
   /** The selected tables with their selected columns: what a monitor request must ask for. */
   monitoredColumns(): ReadonlyMap<string, readonly string[]> {
     return new Map([...this.stores].map(([name, store]) => [name, store.columns.map((column) => column.name)]));
   }
 
-  table<R extends Row = Row>(name: string): TableView<R> {
+  table<R extends { readonly _uuid: string } = Row>(name: string): TableView<R> {
     const store = this.stores.get(name);
     if (store === undefined) {
       throw new OvsdbSchemaError(`Table "${name}" is not in this cache's selection: add it when creating the TableCache.`);

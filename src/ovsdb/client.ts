@@ -253,6 +253,18 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   }
 
   /**
+   * Reloads a monitored cache from scratch with what it selects now, after TableCache.widen():
+   * emitted as 'resync' (reason 'selection-widened'); resolves once the reloaded content is in the
+   * cache, on this session or, if it drops meanwhile, on the next (which reloads rather than resumes).
+   */
+  resync(cache: TableCache): Promise<void> {
+    if (this.closed) {
+      return Promise.reject(new OvsdbClosedError('Cannot resync: the OVSDB client is closed.'));
+    }
+    return this.monitors.resync(cache, 'selection-widened');
+  }
+
+  /**
    * Stops feeding `cache` (the server is sent monitor_cancel), so a cache whose owner is done with
    * it does not stay mirrored for the client's lifetime. A monitor() of it still waiting for its
    * initial sync rejects with OvsdbClosedError. Does nothing for a cache this client does not feed.

@@ -1,4 +1,4 @@
-import { OvsdbClosedError, OvsdbDisconnectedError, OvsdbListenerError, OvsdbRpcError } from '../errors';
+import { OvsdbClosedError, OvsdbDisconnectedError, OvsdbListenerError, OvsdbRpcError, OvsdbSchemaError } from '../errors';
 import type { TableCache } from './cache';
 import type { JsonRpcSession } from './json-rpc';
 import { MonitorSubscription, type MonitorMethod, type MonitorSyncResult } from './monitor';
@@ -9,7 +9,9 @@ export type OvsdbResyncReason =
   /** The cache met updates that contradict it (an unknown row modified, a known one inserted). */
   | 'inconsistent'
   /** The server cancelled the monitor (monitor_canceled): the database was converted to a new schema. */
-  | 'schema-changed';
+  | 'schema-changed'
+  /** The cache's selection was widened (a shared mirror gained a reader that reads more): OvsdbClient.resync(). */
+  | 'selection-widened';
 
 export interface OvsdbResync {
   readonly database: string;
@@ -28,6 +30,14 @@ export interface MonitorSetHooks {
 interface Watch {
   readonly subscription: MonitorSubscription;
   synced: boolean;
+  readonly resyncs: ResyncWaiter[];
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+interface ResyncWaiter {
+  /** The subscription's requests when the resync was asked for: a later one asks for what the cache selects now. */
+  readonly after: number;
   resolve(): void;
   reject(error: Error): void;
 }
@@ -57,7 +67,7 @@ export class MonitorSet {
       diverged: (diverging) => queueMicrotask(() => void this.reload(diverging, 'inconsistent')),
     });
     return new Promise<void>((resolve, reject) => {
-      const watch: Watch = { subscription, synced: false, resolve, reject };
+      const watch: Watch = { subscription, synced: false, resyncs: [], resolve, reject };
       this.watches.push(watch);
       if (session !== undefined) {
         void this.start(watch, session, false);
@@ -75,6 +85,7 @@ export class MonitorSet {
     if (!watch.synced) {
       watch.reject(new OvsdbClosedError('The monitor was cancelled with unmonitor() before its initial sync.'));
     }
+    rejectResyncs(watch, new OvsdbClosedError('The monitor was cancelled with unmonitor() before its resync finished.'));
     const session = watch.subscription.session;
     const id = watch.subscription.stop();
     if (session === undefined || session.closed || id === undefined) {
@@ -100,13 +111,30 @@ export class MonitorSet {
     }
   }
 
-  /** Monitors still waiting for their initial sync reject with `error`; the set is emptied. */
+  /** Monitors still waiting for their initial sync, and resyncs not done yet, reject with `error`; the set is emptied. */
   close(error: Error): void {
     for (const watch of this.watches.splice(0)) {
       if (!watch.synced) {
         watch.reject(error);
       }
+      rejectResyncs(watch, error);
     }
+  }
+
+  /**
+   * Reloads `cache` from scratch; resolves once a reload begun after this call is in the cache
+   * (on this session, or on the next one if this one is gone: a resume could not fill the columns
+   * a widened selection added, so the next session reloads too).
+   */
+  resync(cache: TableCache, reason: OvsdbResyncReason): Promise<void> {
+    const watch = this.watches.find((candidate) => candidate.subscription.cache === cache);
+    if (watch === undefined) {
+      return Promise.reject(new OvsdbSchemaError('This cache is not monitored by this client: monitor() it first.'));
+    }
+    watch.subscription.forgetTransaction();
+    const done = new Promise<void>((resolve, reject) => watch.resyncs.push({ after: watch.subscription.requests, resolve, reject }));
+    void this.reload(watch.subscription, reason);
+    return done;
   }
 
   /** Routes an update or a monitor_canceled notification; false when no monitor here owns it. */
@@ -146,9 +174,13 @@ export class MonitorSet {
       return;
     }
     let result: MonitorSyncResult;
+    let request: number;
     try {
       const schema = await this.hooks.schemaOf(session, subscription.database, freshSchema);
-      result = await subscription.start(session, schema, reload);
+      const starting = subscription.start(session, schema, reload);
+      // start() has built its request synchronously: this number is the request it sent.
+      request = subscription.requests;
+      result = await starting;
     } catch (error) {
       this.failed(watch, session, error);
       return;
@@ -159,6 +191,10 @@ export class MonitorSet {
     if (!watch.synced) {
       watch.synced = true;
       watch.resolve();
+    }
+    for (const waiter of watch.resyncs.filter(({ after }) => after < request)) {
+      watch.resyncs.splice(watch.resyncs.indexOf(waiter), 1);
+      waiter.resolve();
     }
     this.hooks.synced(subscription.database, result);
   }
@@ -183,5 +219,10 @@ export class MonitorSet {
     } else {
       watch.reject(reason);
     }
+    rejectResyncs(watch, reason);
   }
+}
+
+function rejectResyncs(watch: Watch, error: Error): void {
+  for (const waiter of watch.resyncs.splice(0)) waiter.reject(error);
 }

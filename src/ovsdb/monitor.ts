@@ -46,6 +46,7 @@ export class MonitorSubscription {
   session: JsonRpcSession | undefined;
   private activeId: string | undefined;
   private starts = 0;
+  private requested = 0;
   /** Notifications for activeId received before its reply was applied; undefined once it was. */
   private held: [method: string, params: unknown[]][] | undefined;
   /** Monitors this subscription left on `session`: their trailing updates are expected, and ignored. */
@@ -66,6 +67,11 @@ export class MonitorSubscription {
     this.inconsistencies = cache.stats.inconsistentRows;
   }
 
+  /** Monitor requests built so far, each with what the cache selected at that moment. */
+  get requests(): number {
+    return this.requested;
+  }
+
   /** The id of the monitor the server holds (or is setting up) for this subscription. */
   get id(): string | undefined {
     return this.activeId;
@@ -84,6 +90,7 @@ export class MonitorSubscription {
       this.lastTransactionId = NO_TRANSACTION;
     }
     const { tables, missing } = this.requestedColumns(serverSchema);
+    this.requested++;
     for (const method of this.methods) {
       const id = `${this.idPrefix}.${++this.starts}`;
       this.activeId = id;
@@ -118,6 +125,11 @@ export class MonitorSubscription {
     throw new OvsdbProtocolError(
       `The server knows none of ${this.methods.join(', ')} for database "${this.database}"; it is not an OVSDB server this client can monitor.`,
     );
+  }
+
+  /** The next start reloads everything instead of resuming: the cache's selection grew, and a resume would not fill the new columns. */
+  forgetTransaction(): void {
+    this.lastTransactionId = NO_TRANSACTION;
   }
 
   /**

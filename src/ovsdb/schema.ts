@@ -104,6 +104,25 @@ export async function loadSchemaFile(path: string): Promise<DatabaseSchema> {
   return parseSchema(json);
 }
 
+/**
+ * A column's type as it shapes cached values: "integer", "optional string", "set of uuid", "map of
+ * string to string" (constraints such as enums, bounds and references left out). Generated models
+ * record it per column, so a server whose schema types a column otherwise is told apart.
+ */
+export function columnTypeText(column: ColumnSchema): string {
+  const { key, value } = column.type;
+  switch (column.kind) {
+    case 'atom':
+      return key.type;
+    case 'optional':
+      return `optional ${key.type}`;
+    case 'set':
+      return `set of ${key.type}`;
+    case 'map':
+      return `map of ${key.type} to ${value!.type}`;
+  }
+}
+
 /** The table's schema, or a typed error naming what is missing. */
 export function requireTable(schema: DatabaseSchema, table: string): TableSchema {
   const found = schema.tables.get(table);

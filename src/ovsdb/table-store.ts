@@ -1,10 +1,10 @@
 import { OvsdbSchemaError } from '../errors';
-import { indexKeys, valuesEqual } from './datum';
+import { defaultValue, indexKeys, valuesEqual } from './datum';
 import type { Row } from './row';
 import type { Atom, ColumnSchema, TableSchema } from './schema';
 
 /** Read access to one cached table. */
-export interface TableView<R extends Row = Row> extends Iterable<R> {
+export interface TableView<R extends { readonly _uuid: string } = Row> extends Iterable<R> {
   readonly name: string;
   readonly size: number;
   get(uuid: string): R | undefined;
@@ -37,9 +37,9 @@ export const NO_ROWS: readonly never[] = Object.freeze([]);
 /** One table's rows keyed by uuid, plus secondary indexes kept in step with every change. */
 export class TableStore<R extends Row = Row> implements TableView<R> {
   readonly name: string;
-  readonly columns: readonly ColumnSchema[];
+  private selected: readonly ColumnSchema[];
   /** Columns whose values repeat across rows: decoded through the cache's value pool. */
-  readonly shared: ReadonlySet<string>;
+  private readonly sharedColumns = new Set<string>();
   private readonly rows = new Map<string, R>();
   private readonly indexes = new Map<string, Map<Atom, IndexEntry<R>>>();
 
@@ -50,19 +50,48 @@ export class TableStore<R extends Row = Row> implements TableView<R> {
     sharedColumns: readonly string[] = [],
   ) {
     this.name = schema.name;
-    this.columns = columns;
+    this.selected = columns;
+    this.widen([], indexedColumns, sharedColumns);
+  }
+
+  get columns(): readonly ColumnSchema[] {
+    return this.selected;
+  }
+
+  get shared(): ReadonlySet<string> {
+    return this.sharedColumns;
+  }
+
+  /**
+   * Selects more columns, indexes and shared columns. Rows already held get the new columns'
+   * default values (what the next full reload replaces) and are filed in the new indexes, so every
+   * row keeps every selected column.
+   */
+  widen(columns: readonly ColumnSchema[], indexedColumns: readonly string[], sharedColumns: readonly string[]): void {
+    const added = columns.filter((column) => !this.selected.some((selected) => selected.name === column.name));
+    const selected = [...this.selected, ...added];
     for (const [column, what] of [
       ...indexedColumns.map((name) => [name, 'index'] as const),
       ...sharedColumns.map((name) => [name, 'share'] as const),
     ]) {
-      if (!columns.some((selected) => selected.name === column)) {
-        throw new OvsdbSchemaError(`Cannot ${what} ${schema.name}.${column}: it is not among the selected columns; add it to "columns".`);
+      if (!selected.some((candidate) => candidate.name === column)) {
+        throw new OvsdbSchemaError(`Cannot ${what} ${this.name}.${column}: it is not among the selected columns; add it to "columns".`);
       }
     }
-    for (const column of indexedColumns) {
-      this.indexes.set(column, new Map());
+    this.selected = selected;
+    if (added.length > 0) {
+      for (const [uuid, row] of this.rows) {
+        const widened: Record<string, unknown> = { ...row };
+        for (const column of added) widened[column.name] = defaultValue(column);
+        this.rows.set(uuid, Object.freeze(widened) as R);
+      }
+      // Indexes hand out row objects: file the widened ones.
+      for (const column of [...this.indexes.keys()]) this.buildIndex(column);
     }
-    this.shared = new Set(sharedColumns);
+    for (const column of indexedColumns) {
+      if (!this.indexes.has(column)) this.buildIndex(column);
+    }
+    for (const column of sharedColumns) this.sharedColumns.add(column);
   }
 
   get size(): number {
@@ -97,6 +126,11 @@ export class TableStore<R extends Row = Row> implements TableView<R> {
     return entry;
   }
 
+  /** The columns rows are looked up by. */
+  indexedColumns(): string[] {
+    return [...this.indexes.keys()];
+  }
+
   /** Stores `row` under its uuid and returns the row it replaced. */
   put(row: R): R | undefined {
     const old = this.rows.get(row._uuid);
@@ -117,6 +151,16 @@ export class TableStore<R extends Row = Row> implements TableView<R> {
 
   uuids(): string[] {
     return [...this.rows.keys()];
+  }
+
+  private buildIndex(column: string): void {
+    const index = new Map<Atom, IndexEntry<R>>();
+    this.indexes.set(column, index);
+    for (const [uuid, row] of this.rows) {
+      for (const key of indexKeys(row[column])) {
+        this.file(index, key, uuid, row);
+      }
+    }
   }
 
   private reindex(uuid: string, old: R | undefined, next: R | undefined): void {

@@ -5,11 +5,11 @@ import { cacheContent, cacheReaches, NB_SELECTION, portGroupWithAclsOps, useNbCl
 
 const NB = 'OVN_Northbound';
 
-describe('a clustered NB reader whose cache listener threw, resuming on another member', () => {
+describe('a clustered NB reader resuming on another member', () => {
   const fixture = useNbCluster();
   const { clients } = fixture;
 
-  it('still advanced its transaction id: the resume replays nothing and counts no inconsistency', async () => {
+  it('whose cache listener threw still advanced its transaction id: the resume replays nothing and counts no inconsistency', async () => {
     const fast = { backoff: { initialMs: 50, maxMs: 500 }, inactivityProbeMs: 1000, database: NB };
     const writer = await OvsdbClient.connect(fixture.cluster.remotes, { ...fast, leaderOnly: true });
     clients.push(writer);
@@ -41,5 +41,41 @@ describe('a clustered NB reader whose cache listener threw, resuming on another 
     const fresh = new TableCache(fixture.schema, NB_SELECTION);
     await reader.monitor(NB, fresh);
     expect(cacheContent(cache)).toEqual(cacheContent(fresh));
+  });
+
+  it('a resync asked for while the session is down reloads on the next member instead of resuming, so widened columns arrive', async () => {
+    for (const member of fixture.cluster.members) if (!member.running) await member.start();
+    await fixture.cluster.leader();
+    const fast = { backoff: { initialMs: 50, maxMs: 500 }, inactivityProbeMs: 1000, database: NB };
+    const writer = await OvsdbClient.connect(fixture.cluster.remotes, { ...fast, leaderOnly: true });
+    clients.push(writer);
+    const reader = await OvsdbClient.connect(fixture.cluster.remotes, fast);
+    clients.push(reader);
+    const cache = new TableCache(fixture.schema, { ACL: { columns: ['priority'] } });
+    await reader.monitor(NB, cache);
+    await writer.transact(NB, portGroupWithAclsOps('pg_widened_while_down', 5, 100));
+    await cacheReaches(cache, () => [...cache.table('ACL').values()].length >= 5);
+    const first = reader.remote;
+
+    // A shared mirror gains a reader with more columns the moment the session drops, before the next one is up.
+    const resynced = new Promise<void>((resolve) =>
+      reader.on('status', (status) => {
+        if (status.state === 'disconnected' && status.remote === first) {
+          cache.widen({ ACL: { columns: ['match'] } });
+          resolve(reader.resync(cache));
+        }
+      }),
+    );
+    const synced = new Promise<OvsdbStatus>((resolve) =>
+      reader.on('status', (status) => status.state === 'synced' && status.remote !== first && resolve(status)),
+    );
+    await fixture.cluster.members.find((member) => member.tcpRemote === first)!.kill('SIGKILL');
+    expect(await synced).toMatchObject({ method: 'monitor_cond_since', resumed: false });
+    await resynced;
+
+    const fresh = new TableCache(fixture.schema, { ACL: { columns: ['priority', 'match'] } });
+    await reader.monitor(NB, fresh);
+    expect(cacheContent(cache)).toEqual(cacheContent(fresh));
+    expect([...cache.table('ACL').values()].every((acl) => (acl.match as string).startsWith('outport == @'))).toBe(true);
   });
 });

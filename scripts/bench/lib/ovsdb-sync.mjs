@@ -42,7 +42,8 @@ if (decoder === undefined) {
 
 // Amortized over many samples of distinct ACLs, as a busy node would see them.
 const DECODES = 2_000_000;
-const obsDomainId = (appId << 24) >>> 0;
+// With a datapath key, as OVN's ACL samples always have one (key 0 is ovn-controller's own drops).
+const obsDomainId = ((appId << 24) | 1) >>> 0;
 const points = new Uint32Array(4096).map(() => 1 + Math.floor(Math.random() * metadataCount));
 let decoded = 0;
 const decodeStarted = process.hrtime.bigint();

@@ -43,11 +43,11 @@ export async function startOvnDatabases(options: { ssl?: boolean } = {}): Promis
  * Waits until `check` stops throwing: a change committed by one client reaches another client's
  * monitor asynchronously. Fails with the last assertion error if it never converges.
  */
-export async function eventually<T>(check: () => T, what = 'the monitored databases to converge'): Promise<T> {
+export async function eventually<T>(check: () => T | Promise<T>, what = 'the monitored databases to converge'): Promise<T> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     try {
-      return check();
+      return await check();
     } catch (error) {
       if (Date.now() > deadline) {
         throw new Error(`Gave up waiting for ${what}`, { cause: error });
