@@ -167,7 +167,8 @@ export function decodeRecord(template: CompiledTemplate, bytes: Buffer, at: numb
         break;
       }
       case Slot.TunnelKey:
-        (tunnel ??= {}).key = Uint8Array.prototype.slice.call(bytes, at, at + length);
+        // A copy: the record must not keep the whole datagram alive.
+        (tunnel ??= {}).key = new Uint8Array(bytes.subarray(at, at + length));
         break;
       case Slot.TunnelSrc:
         (tunnel ??= {}).src = formatIpv4(bytes, at);
