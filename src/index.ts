@@ -6,6 +6,13 @@ export { dropPrivileges } from './psample/privileges';
 export { PsampleSample } from './psample/sample';
 export { PsampleBatch } from './psample/batch';
 export { decodePsample, type DecodePsampleOptions } from './psample/decode';
+export * from './ipfix/errors';
+export type * from './ipfix/types';
+export { openIpfix, IpfixSource, type IpfixSourceEvents, type IpfixDropEvent, type IpfixDropKind } from './ipfix/source';
+export { IpfixBatch } from './ipfix/batch';
+export { IPFIX_STATS, type IpfixStats, type IpfixStatName } from './ipfix/stats';
+export { DEFAULT_IPFIX_PORT, DEFAULT_IPFIX_ADDRESS, type OpenIpfixOptions } from './ipfix/options';
+export { DEFAULT_EXPORTERS as DEFAULT_IPFIX_EXPORTERS } from './ipfix/exporter-allow-list';
 export { encodePsample, DEFAULT_INJECTION_FAMILY_ID } from './psample/encode';
 export { createInjector, PsampleInjector, type InjectorOptions } from './psample/injector';
 export {
