@@ -19,10 +19,3 @@ export class IpfixOptionError extends OvnPsampleError {
     super('INVALID_OPTION', message);
   }
 }
-
-/** A capture file (pcap, pcapng) cannot be read: not a capture, cut short, or of a link type without IP. */
-export class CaptureFileError extends OvnPsampleError {
-  constructor(message: string) {
-    super('CAPTURE_FILE', message);
-  }
-}

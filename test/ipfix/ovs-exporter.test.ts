@@ -4,6 +4,7 @@
 // of every domain but the first decode through the template fallback.
 import { createSocket, type Socket } from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { decodeIpfixCapture } from '../../src/cli/commands/decode';
 import { openIpfix, type IpfixSource } from '../../src/ipfix/source';
 import type { IpfixSample } from '../../src/ipfix/types';
 import { haveOvsVswitchd, OvsExporter } from './support/ovs-exporter';
@@ -114,6 +115,7 @@ describe.skipIf(!root || !haveOvsVswitchd() || !haveWiresharkTools())('OVS 3.1 a
   let halfSent = 0;
   let halfSampled = 0;
   let portsSeen = new Set<number>();
+  let captureFile = '';
 
   beforeAll(async () => {
     ovs = await OvsExporter.start();
@@ -140,8 +142,8 @@ describe.skipIf(!root || !haveOvsVswitchd() || !haveWiresharkTools())('OVS 3.1 a
     }
     await ovs.receive('p1', PACKETS[0]![1]);
     await until(() => samples.length === PACKETS.length + halfSampled + 1, 'the records after the reconfiguration');
-    const file = await capture.stop();
-    const datagrams = await capturedDatagrams(file);
+    captureFile = await capture.stop();
+    const datagrams = await capturedDatagrams(captureFile);
     portsSeen = new Set(datagrams.map((d) => d.srcPort));
     tshark = await tsharkRecords(withTemplatesForEveryDomain(datagrams), source.port);
   }, 120_000);
@@ -155,6 +157,12 @@ describe.skipIf(!root || !haveOvsVswitchd() || !haveWiresharkTools())('OVS 3.1 a
   test('every record matches tshark field by field', () => {
     expect(tshark.length).toBe(samples.length);
     samples.forEach((sample, i) => expect(comparable(sample), `record ${i}`).toEqual(fromTshark(tshark[i]!)));
+  });
+
+  test('decode --ipfix of the operator’s capture (dumpcap, pcapng) gives the records the live source got', () => {
+    const decoded = decodeIpfixCapture(captureFile);
+    expect(decoded.samples).toEqual(samples);
+    expect(decoded.stats).toMatchObject({ malformed: 0, templateLost: 0, sequenceLost: 0, templateFallback: 1 + halfSampled });
   });
 
   test('the cookie: the header domain and observationPointId', () => {
