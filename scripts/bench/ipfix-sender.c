@@ -82,7 +82,7 @@ static size_t data_message(uint8_t* msg, uint32_t sequence, uint32_t domain) {
   size_t set = at;
   at += 4;
   at += put32(msg + at, 1000 + (sequence % 64));  // observationPointId
-  at += put32(msg + at, 0x0af40005);               // 10.244.0.5
+  at += put32(msg + at, 0x0af40005);              // 10.244.0.5
   at += put32(msg + at, 0x0af40000 | (sequence & 0xff));
   msg[at++] = 6;
   at += put16(msg + at, (uint16_t)(40000 + (sequence % 1000)));
@@ -102,23 +102,31 @@ static size_t data_message(uint8_t* msg, uint32_t sequence, uint32_t domain) {
 int main(int argc, char** argv) {
   unsigned long port = 0, domain = 0x2b000001, seconds = 0, rate = 0, count = 0, tail_ms = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--port")) port = number(argv[i + 1], "--port");
-    else if (!strcmp(argv[i], "--domain")) domain = number(argv[i + 1], "--domain");
-    else if (!strcmp(argv[i], "--seconds")) seconds = number(argv[i + 1], "--seconds");
-    else if (!strcmp(argv[i], "--rate")) rate = number(argv[i + 1], "--rate");
-    else if (!strcmp(argv[i], "--count")) count = number(argv[i + 1], "--count");
-    else if (!strcmp(argv[i], "--tail-ms")) tail_ms = number(argv[i + 1], "--tail-ms");
+    if (!strcmp(argv[i], "--port"))
+      port = number(argv[i + 1], "--port");
+    else if (!strcmp(argv[i], "--domain"))
+      domain = number(argv[i + 1], "--domain");
+    else if (!strcmp(argv[i], "--seconds"))
+      seconds = number(argv[i + 1], "--seconds");
+    else if (!strcmp(argv[i], "--rate"))
+      rate = number(argv[i + 1], "--rate");
+    else if (!strcmp(argv[i], "--count"))
+      count = number(argv[i + 1], "--count");
+    else if (!strcmp(argv[i], "--tail-ms"))
+      tail_ms = number(argv[i + 1], "--tail-ms");
     else {
       fprintf(stderr, "ipfix-sender: unknown option %s\n", argv[i]);
       return 2;
     }
   }
   if (port == 0 || port > 65535 || (seconds == 0) == (count == 0)) {
-    fprintf(stderr, "usage: ipfix-sender --port PORT [--domain D] (--seconds S [--rate R] | --count N) [--tail-ms MS]\n");
+    fprintf(stderr,
+            "usage: ipfix-sender --port PORT [--domain D] (--seconds S [--rate R] | --count N) [--tail-ms MS]\n");
     return 2;
   }
   int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  struct sockaddr_in to = {
+      .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
   if (fd < 0 || connect(fd, (struct sockaddr*)&to, sizeof to) < 0) {
     perror("ipfix-sender: socket");
     return 1;
@@ -157,7 +165,8 @@ int main(int argc, char** argv) {
     }
     sequence++;
   }
-  printf("{\"records\":%u,\"template\":1,\"seconds\":%.3f,\"rate\":%.0f}\n", sequence, elapsed, (double)(sequence - (tail_ms != 0)) / elapsed);
+  printf("{\"records\":%u,\"template\":1,\"seconds\":%.3f,\"rate\":%.0f}\n", sequence, elapsed,
+         (double)(sequence - (tail_ms != 0)) / elapsed);
   close(fd);
   return 0;
 }

@@ -242,7 +242,9 @@ describe('collector where the datapath cannot emit psample samples', () => {
       );
       const add = await cli(['collector', 'add', '--db', server.unixRemote]);
       expect(add.code).toBe(1);
-      expect(add.stderr).toMatch(/older than 3\.4, without local sampling.*collector add --ipfix 127\.0\.0\.1:4739.*OVS_PSAMPLE_UNSUPPORTED/);
+      expect(add.stderr).toMatch(
+        /older than 3\.4, without local sampling.*collector add --ipfix 127\.0\.0\.1:4739.*OVS_PSAMPLE_UNSUPPORTED/,
+      );
     } finally {
       await server.stop();
     }
