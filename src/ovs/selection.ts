@@ -28,7 +28,7 @@ export function vswitchSelection(schema: DatabaseSchema): CacheSelection {
   }
   if (missing.length > 0) {
     throw new OvsSchemaUnsupportedError(
-      `The OVS database schema ${schema.version} lacks ${missing.join(', ')}: local sampling (psample) needs Open vSwitch 3.4 or newer; upgrade OVS, or point --db at the node's ovsdb-server.`,
+      `The OVS database schema ${schema.version} lacks ${missing.join(', ')}, which ovn-psample reads: upgrade OVS, or point --db at the node's ovsdb-server.`,
     );
   }
   const present = (table: string): readonly string[] => COLUMNS[table]!.filter((column) => schema.tables.get(table)!.columns.has(column));
