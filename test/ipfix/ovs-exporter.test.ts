@@ -21,6 +21,7 @@ const root = process.getuid?.() === 0;
 const D1 = 0x2b000001;
 const D2 = 0x2b000002;
 const D3 = 0x2b000003;
+const D4 = 0x2b000004;
 
 const ETH_IN = 'eth(src=50:54:00:00:00:01,dst=50:54:00:00:00:02)';
 const ETH_BACK = 'eth(src=50:54:00:00:00:02,dst=50:54:00:00:00:01)';
@@ -46,6 +47,8 @@ const PACKETS: readonly (readonly [string, string])[] = [
   ],
   // Domain 2 (another datapath): no template of its own from OVS 3.1.
   ['p1', `in_port(1),${ETH_IN},eth_type(0x0800),ipv4(src=10.0.0.1,dst=10.0.0.9,proto=17,tos=0,ttl=64,frag=no),udp(src=7,dst=7)`],
+  // Domain 4: from the Geneve tunnel, decapsulated by the userspace datapath.
+  ['p0', OvsExporter.genevePacket()],
 ];
 /** Sampled on egress in domain 3 at probability 50 %: each sampled one stands for 2 packets. */
 const HALF_SAMPLED = `in_port(2),${ETH_BACK},eth_type(0x0800),ipv4(src=10.0.0.2,dst=10.0.0.1,proto=6,tos=0,ttl=64,frag=no),tcp(src=80,dst=40000)`;
@@ -55,6 +58,33 @@ const numberField = (record: TsharkRecord, field: string): number | undefined =>
   const value = maybe(record[field]);
   return value === undefined ? undefined : Number(value);
 };
+
+const ipText = (hex: string): string =>
+  hex
+    .split(':')
+    .map((byte) => Number.parseInt(byte, 16))
+    .join('.');
+const hexNumber = (hex: string): number => Number.parseInt(hex.replace(/:/g, ''), 16);
+
+/**
+ * tshark 4.0 shows VMware's tunnel elements (PEN 6876) as raw enterprise entries, in template
+ * order: OVS sends source, destination, protocol, source port, destination port, type, key.
+ */
+function tunnelFromTshark(record: TsharkRecord): Record<string, unknown> | undefined {
+  const entries = record['cflow.enterprise_private_entry'];
+  if (!Array.isArray(entries) || entries.length !== 7) return undefined;
+  const [src, dst, protocol, srcPort, dstPort, type, key] = entries as [string, string, string, string, string, string, string];
+  return {
+    src: ipText(src),
+    dst: ipText(dst),
+    protocol: hexNumber(protocol),
+    srcPort: hexNumber(srcPort),
+    dstPort: hexNumber(dstPort),
+    type: hexNumber(type),
+    ...(hexNumber(type) === 7 ? { typeName: 'geneve' } : {}),
+    key: Uint8Array.from(key.split(':').map((byte) => Number.parseInt(byte, 16))),
+  };
+}
 
 /** What tshark says of a record, in the shape of IpfixSample (the fields both read). */
 function fromTshark(record: TsharkRecord): Record<string, unknown> {
@@ -81,6 +111,7 @@ function fromTshark(record: TsharkRecord): Record<string, unknown> {
     ingressInterfaceName: Array.isArray(names) ? names[0] : names,
     egressInterface: numberField(record, 'cflow.outputint'),
     egressInterfaceName: Array.isArray(names) ? names[1] : undefined,
+    tunnel: tunnelFromTshark(record),
   };
   return {
     observationDomainId: numberField(record, 'cflow.od_id'),
@@ -126,6 +157,8 @@ describe.skipIf(!root || !haveOvsVswitchd() || !haveWiresharkTools())('OVS 3.1 a
     await ovs.addSampleFlow({ inPort: 1, domain: D1, point: 1001, output: 2 });
     await ovs.addSampleFlow({ inPort: 1, match: 'ip,nw_dst=10.0.0.9', priority: 20, domain: D2, point: 1002, output: 2 });
     await ovs.addSampleFlow({ inPort: 2, domain: D3, point: 1003, probability: 32767, egress: true, output: 1 });
+    await ovs.addGenevePort();
+    await ovs.addSampleFlow({ inPort: 3, domain: D4, point: 1004, output: 2 });
     for (const [port, packet] of PACKETS) await ovs.receive(port, packet);
     await until(() => samples.length === PACKETS.length, `${PACKETS.length} records`);
     // A reconfiguration: OVS keeps the exporter (its templates, its sequence) and sends from a new port.
@@ -162,13 +195,14 @@ describe.skipIf(!root || !haveOvsVswitchd() || !haveWiresharkTools())('OVS 3.1 a
   test('decode --ipfix of the operator’s capture (dumpcap, pcapng) gives the records the live source got', () => {
     const decoded = decodeIpfixCapture(captureFile);
     expect(decoded.samples).toEqual(samples);
-    expect(decoded.stats).toMatchObject({ malformed: 0, templateLost: 0, sequenceLost: 0, templateFallback: 1 + halfSampled });
+    expect(decoded.stats).toMatchObject({ malformed: 0, templateLost: 0, sequenceLost: 0, templateFallback: 2 + halfSampled });
   });
 
   test('the cookie: the header domain and observationPointId', () => {
     expect(samples.map((s) => [s.observationDomainId, s.observationPointId])).toEqual([
       ...PACKETS.slice(0, 5).map(() => [D1, 1001]),
       [D2, 1002],
+      [D4, 1004],
       ...Array.from({ length: halfSampled }, () => [D3, 1003]),
       [D1, 1001],
     ]);
@@ -212,8 +246,30 @@ describe.skipIf(!root || !haveOvsVswitchd() || !haveWiresharkTools())('OVS 3.1 a
     expect(samples[5]!.templateDomainId).toBe(D1);
     expect(samples[0]!.templateDomainId).toBeUndefined();
     const stats = source.stats();
-    expect(stats.templateFallback).toBe(1 + halfSampled);
+    expect(stats.templateFallback).toBe(2 + halfSampled);
     expect(stats.templateMissing).toBe(0);
+  });
+
+  test('from a Geneve tunnel: the tunnel template and its endpoints, ports, type and key (VNI)', () => {
+    const tunnelled = samples[6]!;
+    expect(tunnelled.templateId).toBe(256 + 20 + 8 + 2);
+    expect(tunnelled.packet).toMatchObject({
+      src: '10.0.0.3',
+      dst: '10.0.0.2',
+      srcPort: 1000,
+      dstPort: 2000,
+      ingressInterfaceName: 'gnv0',
+    });
+    expect(tunnelled.packet.tunnel).toEqual({
+      type: 7,
+      typeName: 'geneve',
+      key: Uint8Array.from([0, 0, 6]),
+      src: '1.1.1.2',
+      dst: '2.2.2.3',
+      protocol: 0,
+      srcPort: 50000,
+      dstPort: 6081,
+    });
   });
 
   test('egress template, probability 50 %: the weight is the estimate 65535 / 32767', () => {

@@ -159,6 +159,50 @@ export class OvsExporter {
     );
   }
 
+  /**
+   * Geneve port gnv0 (ofport 3, VNI 6, remote 1.1.1.2, local 2.2.2.3) on br0, reached through
+   * userspace tunnelling: bridge phy (dummy datapath, MAC aa:55:aa:55:00:00, 2.2.2.3/24) with
+   * port p0, where genevePacket()'s frames are received and decapsulated into br0 by gnv0.
+   */
+  async addGenevePort(): Promise<void> {
+    await this.vsctl(
+      'add-port',
+      'br0',
+      'gnv0',
+      '--',
+      'set',
+      'Interface',
+      'gnv0',
+      'type=geneve',
+      'options:remote_ip=1.1.1.2',
+      'options:local_ip=2.2.2.3',
+      'options:key=6',
+      'ofport_request=3',
+      '--',
+      'add-br',
+      'phy',
+      '--',
+      'set',
+      'bridge',
+      'phy',
+      'datapath-type=dummy',
+      'other-config:hwaddr=aa:55:aa:55:00:00',
+      '--',
+      'add-port',
+      'phy',
+      'p0',
+      '--',
+      'set',
+      'Interface',
+      'p0',
+      'type=dummy',
+    );
+    await this.appctl('netdev-dummy/ip4addr', 'phy', '2.2.2.3/24');
+    // A route through phy makes ovs-vswitchd listen for tunnels on its address.
+    await this.appctl('ovs/route/add', '2.2.2.0/24', 'phy');
+    await this.ofctl('add-flow', 'phy', 'action=normal');
+  }
+
   /** Points the existing exporter elsewhere: OVS keeps it (and its sequence) but sends from a new port. */
   async retarget(target: string): Promise<void> {
     const uuid = await this.vsctl('--columns=_uuid', '--bare', 'list', 'IPFIX');
@@ -185,6 +229,53 @@ export class OvsExporter {
   /** Injects one packet, given in ovs-appctl's datapath flow syntax, as if port `port` received it. */
   async receive(port: string, packet: string): Promise<void> {
     await this.appctl('netdev-dummy/receive', port, packet);
+  }
+
+  /**
+   * A Geneve frame (VNI 6, from 1.1.1.2:50000 to 2.2.2.3:6081) for phy's p0, carrying an IPv4 UDP
+   * packet 10.0.0.3:1000 -> 10.0.0.2:2000 between 50:54:00:00:00:03 and 50:54:00:00:00:02, as hex.
+   */
+  static genevePacket(): string {
+    const checksum = (bytes: number[]): number => {
+      let sum = 0;
+      for (let i = 0; i < bytes.length; i += 2) sum += (bytes[i]! << 8) | (bytes[i + 1] ?? 0);
+      while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
+      return ~sum & 0xffff;
+    };
+    const u16 = (v: number): number[] => [v >> 8, v & 0xff];
+    const ipv4 = (src: number[], dst: number[], payload: number[]): number[] => {
+      const header = [0x45, 0, ...u16(20 + payload.length), 0, 1, 0x40, 0, 64, 17, 0, 0, ...src, ...dst];
+      header.splice(10, 2, ...u16(checksum(header)));
+      return [...header, ...payload];
+    };
+    const udp = (sport: number, dport: number, payload: number[]): number[] => [
+      ...u16(sport),
+      ...u16(dport),
+      ...u16(8 + payload.length),
+      0,
+      0,
+      ...payload,
+    ];
+    const inner = [
+      0x50,
+      0x54,
+      0,
+      0,
+      0,
+      2,
+      0x50,
+      0x54,
+      0,
+      0,
+      0,
+      3,
+      0x08,
+      0x00,
+      ...ipv4([10, 0, 0, 3], [10, 0, 0, 2], udp(1000, 2000, [0x61, 0x62, 0x63, 0x64])),
+    ];
+    const geneve = [0, 0, 0x65, 0x58, 0, 0, 6, 0];
+    const outer = ipv4([1, 1, 1, 2], [2, 2, 2, 3], udp(50000, 6081, [...geneve, ...inner]));
+    return Buffer.from([0xaa, 0x55, 0xaa, 0x55, 0, 0, 0xf8, 0xbc, 0x12, 0x44, 0x34, 0xb6, 0x08, 0x00, ...outer]).toString('hex');
   }
 
   async stop(): Promise<void> {
