@@ -50,7 +50,8 @@ export class IpfixDatagramDecoder {
   readonly #options: DatagramDecoderOptions;
   readonly #templates: TemplateStore;
   readonly #pending: PendingSet[] = [];
-  readonly #sequences = new Map<string, SessionSequence>();
+  // exporter address -> UDP source port -> where its sequence numbers stand
+  readonly #sequences = new Map<string, Map<number, SessionSequence>>();
   readonly #notSent = new Map<string, NotSentReport>();
   readonly #fields: RecordFields = {
     observationPointId: undefined,
@@ -253,11 +254,11 @@ export class IpfixDatagramDecoder {
    * next message sets the count again: a gap there cannot be told from the set's own records.
    */
   #followSequence(exporter: IpfixExporter, message: IpfixMessage, records: number | undefined): void {
-    const key = `${exporter.address}|${exporter.port}`;
-    let session = this.#sequences.get(key);
-    if (session === undefined) this.#sequences.set(key, (session = { expected: undefined }));
+    let ports = this.#sequences.get(exporter.address);
+    if (ports === undefined) this.#sequences.set(exporter.address, (ports = new Map<number, SessionSequence>()));
+    let session = ports.get(exporter.port);
+    if (session === undefined) ports.set(exporter.port, (session = { expected: undefined }));
     const sequence = message.sequenceNumber;
-    let next = sequence;
     if (session.expected !== undefined) {
       const ahead = (sequence - session.expected) >>> 0;
       if (ahead !== 0 && ahead < HALF_RANGE) this.stats.sequenceLost += ahead;
@@ -265,9 +266,8 @@ export class IpfixDatagramDecoder {
         this.stats.sequenceDisorder++;
         // A late message does not move the count back.
         if (records !== undefined) return;
-        next = session.expected;
       }
     }
-    session.expected = records === undefined ? undefined : (next + records) >>> 0;
+    session.expected = records === undefined ? undefined : (sequence + records) >>> 0;
   }
 }

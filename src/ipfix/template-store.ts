@@ -25,8 +25,8 @@ export interface TemplateMatch {
  * (the most recent one, when several domains have it).
  */
 export class TemplateStore {
-  // address and template id -> domain -> template
-  readonly #templates = new Map<string, Map<number, Stored>>();
+  // address -> template id -> domain -> template (nested maps: no key string made per lookup)
+  readonly #templates = new Map<string, Map<number, Map<number, Stored>>>();
   readonly #lifetimeMs: number;
   readonly #fallback: boolean;
   /** Templates dropped for not being refreshed in time, since this store was made. */
@@ -38,9 +38,10 @@ export class TemplateStore {
   }
 
   add(address: string, domain: number, record: TemplateRecord, now: number): CompiledTemplate {
-    const key = `${address}|${record.templateId}`;
-    let domains = this.#templates.get(key);
-    if (domains === undefined) this.#templates.set(key, (domains = new Map<number, Stored>()));
+    let ids = this.#templates.get(address);
+    if (ids === undefined) this.#templates.set(address, (ids = new Map<number, Map<number, Stored>>()));
+    let domains = ids.get(record.templateId);
+    if (domains === undefined) ids.set(record.templateId, (domains = new Map<number, Stored>()));
     const template = compileTemplate(record);
     domains.set(domain, { template, domain, receivedAt: now });
     return template;
@@ -48,13 +49,11 @@ export class TemplateStore {
 
   /** Removes what a withdrawal names; returns how many templates that was. */
   withdraw(address: string, domain: number, withdrawal: TemplateWithdrawal): number {
-    if (!withdrawal.all) {
-      const domains = this.#templates.get(`${address}|${withdrawal.templateId}`);
-      return domains?.delete(domain) === true ? 1 : 0;
-    }
+    const ids = this.#templates.get(address);
+    if (ids === undefined) return 0;
+    if (!withdrawal.all) return ids.get(withdrawal.templateId)?.delete(domain) === true ? 1 : 0;
     let removed = 0;
-    for (const [key, domains] of this.#templates) {
-      if (!key.startsWith(`${address}|`)) continue;
+    for (const domains of ids.values()) {
       const stored = domains.get(domain);
       if (stored !== undefined && stored.template.record.options === withdrawal.options) {
         domains.delete(domain);
@@ -65,7 +64,7 @@ export class TemplateStore {
   }
 
   find(address: string, domain: number, templateId: number, now: number): TemplateMatch | undefined {
-    const domains = this.#templates.get(`${address}|${templateId}`);
+    const domains = this.#templates.get(address)?.get(templateId);
     if (domains === undefined) return undefined;
     const own = this.#live(domains, domain, now);
     if (own !== undefined) return { template: own.template, fallbackDomain: undefined };
