@@ -35,8 +35,10 @@ const load = (path) => import(pathToFileURL(join(options.dist, path)).href);
 const { addon, NATIVE_LITTLE_ENDIAN } = await load('native/binding.js');
 const { PsampleBatch } = await load('psample/batch.js');
 const { statValues } = await load('psample/stats.js');
-const { formatSample } = await load('cli/format.js');
-const { SampleLines } = await load('output/sample-lines.js');
+// formatSample moved from cli/format.js to output/sample-lines.js; --dist may name a build from before.
+const sampleLines = await load('output/sample-lines.js');
+const { SampleLines } = sampleLines;
+const { formatSample } = sampleLines.formatSample === undefined ? await load('cli/format.js') : sampleLines;
 const { readCookieId } = await load('ovn/cookie.js');
 
 const BATCH_SAMPLES = 64;

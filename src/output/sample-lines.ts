@@ -4,13 +4,19 @@ import type { OvnSampleEvent } from '../ovn/event';
 import type { PsampleBatch } from '../psample/batch';
 import type { PsampleSample } from '../psample/sample';
 import type { PsampleMessage } from '../psample/types';
-import { eventTextBytes } from './sample-text';
+import { sampleJson } from './sample-json';
+import { eventTextBytes, sampleText } from './sample-text';
 import { sharedJsonBytes } from './shared-json';
 
 const { stop: STOP, flag: FLAG, state: STATE } = addon.LineRenderer;
 
 /** The line formats the addon renders: sampleJson()'s and sampleText()'s lines. */
 export type LineFormat = 'json' | 'text';
+
+/** One sample's line, one native call (`decode`); with an OVN event, its sentence (text, after ` | `) or the whole event (JSON, as `event`). */
+export function formatSample(message: PsampleSample, format: LineFormat, event?: OvnSampleEvent): string {
+  return format === 'text' ? sampleText(message, event) : sampleJson(message, event);
+}
 
 /** Room allocated at a time; the lines of many batches share it, as Node's Buffer pool does. */
 const CHUNK_BYTES = 256 * 1024;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 
-import { formatSample } from '../../src/cli/commands/decode';
+import { formatSample } from '../../src/output/sample-lines';
 import { encodePsample } from '../../src/index';
 import { RECORD } from '../../src/native/abi.generated';
 import { NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';

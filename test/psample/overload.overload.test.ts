@@ -45,7 +45,7 @@ interface RssSample {
 // report the final counts.
 const consumer = `
   const { openPsample } = require(${JSON.stringify(dist)});
-  const { formatSample } = require(${JSON.stringify(path.join(dist, 'cli', 'format.js'))});
+  const { formatSample } = require(${JSON.stringify(path.join(dist, 'output', 'sample-lines.js'))});
   const { monitorEventLoopDelay } = require('node:perf_hooks');
   const stallMs = Number(process.env.STALL_MS);
   const socket = openPsample({ netns: process.env.NETNS, source: { protocol: 'usersock', familyId: ${FAMILY}, groupId: ${GROUP} } });

@@ -3,9 +3,7 @@ import { pino, type Logger } from 'pino';
 import { formatCookieHex, observationIdsFromCookie, parseCookieHex, type ObservationIds } from '../../ovn/cookie';
 import type { OvnSampleEvent } from '../../ovn/event';
 import { formatOvnEvent } from '../../ovn/event-text';
-import { sampleJson } from '../../output/sample-json';
-import type { LineFormat } from '../../output/sample-lines';
-import { sampleText } from '../../output/sample-text';
+import { formatSample, type LineFormat } from '../../output/sample-lines';
 import { decodePsampleSamples } from '../../psample/decode';
 import { decodeIpfixDatagrams, type DecodedIpfix } from '../../ipfix/decode';
 import type { IpfixSample } from '../../ipfix/types';
@@ -43,11 +41,6 @@ function decodeDatagrams(flags: DecodeFlags): PsampleSample[] {
     }
     return messages;
   });
-}
-
-/** One output line; with an OVN event, its sentence (text, after ` | `) or the whole event (JSON, as `event`). */
-export function formatSample(message: PsampleSample, format: LineFormat, event?: OvnSampleEvent): string {
-  return format === 'text' ? sampleText(message, event) : sampleJson(message, event);
 }
 
 /** The user named a database, or this node has the OVN databases: then samples are decoded through OVN. */
