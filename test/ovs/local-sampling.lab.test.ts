@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeOvsCookie, decodePacket } from '../../src/index';
 import { loadModules } from '../support/lab/kernel';
 import { ifindexOf } from '../support/lab/netns';
+import { startOvs } from '../support/lab/ovs';
 import { collectSamples } from '../support/lab/samples';
 import { run } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
@@ -24,7 +25,7 @@ describe('Open vSwitch local sampling -> psample (real datapath)', () => {
 
   beforeAll(() => {
     loadModules('veth');
-    run('bash', [`${__dirname}/support/ovs-start.sh`]);
+    startOvs();
     run('ovs-vsctl', ['add-br', BRIDGE]);
     for (const pod of PODS) {
       run('ip', ['netns', 'add', pod.netns]);
