@@ -13,6 +13,7 @@ packages=(
   iproute2 util-linux        # netns tests, setpriv for the unprivileged test
   libcap2-bin                # setcap: the file-capability test (test/psample/privileges.kernel.test.ts)
   openvswitch-common openssl # ovsdb-server and ovsdb-tool for the OVSDB/OVN tests, PKI for ssl remotes
+  openvswitch-switch         # ovs-vswitchd in userspace (dummy datapath): the real IPFIX exporter of test/ipfix
   tshark                     # cross-checks the packet decoder and reads watch --pcapng back
   prometheus                 # scrapes watch --metrics in its test (started by the test, loopback only)
   tmux                       # drives ovn-psample top as a person would in its test

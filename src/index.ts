@@ -7,6 +7,15 @@ export { dropPrivileges } from './psample/privileges';
 export { PsampleSample } from './psample/sample';
 export { PsampleBatch } from './psample/batch';
 export { decodePsample, type DecodePsampleOptions } from './psample/decode';
+export * from './ipfix/errors';
+export type * from './ipfix/types';
+export { openIpfix, IpfixSource, type IpfixSourceEvents, type IpfixDropEvent, type IpfixDropKind } from './ipfix/source';
+export { IpfixBatch } from './ipfix/batch';
+export { IPFIX_STATS, type IpfixStats, type IpfixStatName } from './ipfix/stats';
+export { DEFAULT_IPFIX_PORT, DEFAULT_IPFIX_ADDRESS, type OpenIpfixOptions } from './ipfix/options';
+export { DEFAULT_EXPORTERS as DEFAULT_IPFIX_EXPORTERS } from './ipfix/exporter-allow-list';
+export { decodeIpfixDatagrams, type IpfixDatagram, type DecodedIpfix } from './ipfix/decode';
+export { CaptureFileError } from './capture/errors';
 export { encodePsample, DEFAULT_INJECTION_FAMILY_ID } from './psample/encode';
 export { createInjector, PsampleInjector, type InjectorOptions } from './psample/injector';
 export {
@@ -77,6 +86,15 @@ export {
   type RemovedCollector,
 } from './ovs/collector';
 export { CollectorWatch, type CollectorWatchEvents } from './ovs/collector-watch';
+export {
+  addIpfixCollector,
+  releaseIpfixCollector,
+  removeIpfixCollector,
+  IPFIX_COST_WARNING,
+  type AddIpfixCollectorOptions,
+  type IpfixCollectorClaim,
+  type IpfixRow,
+} from './ovs/ipfix-collector';
 export { psampleSupport, type PsampleSupport } from './ovs/psample-support';
 export { ovsInterfaceName } from './ovs/interfaces';
 export { PodDirectory, podSelection } from './ovn/pod-directory';

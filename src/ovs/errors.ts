@@ -34,3 +34,10 @@ export class OvsCollectorNotFoundError extends OvnPsampleError {
     super('OVS_COLLECTOR_NOT_FOUND', message);
   }
 }
+
+/** The datapath emits psample samples: an IPFIX exporter would add an upcall per sample and send each one twice. */
+export class OvsIpfixNotNeededError extends OvnPsampleError {
+  constructor(message: string) {
+    super('OVS_IPFIX_NOT_NEEDED', message);
+  }
+}

@@ -13,6 +13,8 @@ export interface PsampleSupport {
 
 const NEEDS =
   'Local sampling needs the Linux kernel datapath with the openvswitch psample action (Linux 6.11 or newer, CONFIG_PSAMPLE) and Open vSwitch 3.4 or newer';
+/** What a node without psample can do instead. */
+const IPFIX_INSTEAD = 'Without it, OVS can export the same samples as IPFIX: ovn-psample collector add --ipfix 127.0.0.1:4739';
 
 function atLeast(version: string, major: number, minor: number): boolean | undefined {
   const match = /^(\d+)\.(\d+)/.exec(version);
@@ -32,15 +34,26 @@ export function psampleSupport(ovs: LocalOvs, bridgeName: string): PsampleSuppor
   const root = ovs.root();
   const ovsVersion = root === undefined ? undefined : stringColumn(root, 'ovs_version');
   const base = { datapathType, ...(ovsVersion === undefined ? {} : { ovsVersion }) };
+  if (!ovs.cache.schema.tables.get('Flow_Sample_Collector_Set')?.columns.has('local_group_id')) {
+    return {
+      ...base,
+      supported: false,
+      reason: `The OVS database (schema ${ovs.cache.schema.version}) has no Flow_Sample_Collector_Set.local_group_id: Open vSwitch is older than 3.4, without local sampling. ${NEEDS}. ${IPFIX_INSTEAD}.`,
+    };
+  }
   if (datapathType !== 'system') {
     return {
       ...base,
       supported: false,
-      reason: `Bridge ${bridgeName} uses the ${datapathType} datapath, which has no psample action. ${NEEDS}.`,
+      reason: `Bridge ${bridgeName} uses the ${datapathType} datapath, which has no psample action. ${NEEDS}. ${IPFIX_INSTEAD}.`,
     };
   }
   if (ovsVersion !== undefined && atLeast(ovsVersion, 3, 4) === false) {
-    return { ...base, supported: false, reason: `Open vSwitch ${ovsVersion} has no local sampling. ${NEEDS}: upgrade OVS.` };
+    return {
+      ...base,
+      supported: false,
+      reason: `Open vSwitch ${ovsVersion} has no local sampling. ${NEEDS}: upgrade OVS. ${IPFIX_INSTEAD}.`,
+    };
   }
   const datapathUuid = root === undefined ? undefined : mapColumn(root, 'datapaths').get(datapathType);
   const datapath = typeof datapathUuid === 'string' ? ovs.cache.table('Datapath').get(datapathUuid) : undefined;
@@ -59,7 +72,7 @@ export function psampleSupport(ovs: LocalOvs, bridgeName: string): PsampleSuppor
     return {
       ...base,
       supported: false,
-      reason: `ovs-vswitchd probed the ${datapathType} datapath and found no psample action: the kernel's openvswitch module is older than Linux 6.11 or built without CONFIG_PSAMPLE. ${NEEDS}.`,
+      reason: `ovs-vswitchd probed the ${datapathType} datapath and found no psample action: the kernel's openvswitch module is older than Linux 6.11 or built without CONFIG_PSAMPLE. ${NEEDS}. ${IPFIX_INSTEAD}.`,
     };
   }
   return {

@@ -1,30 +1,31 @@
 import type { PsampleSample } from './sample';
 
 /** What an iterator tells its socket: it was consumed from (backpressure) or ended. */
-export interface IteratorOwner {
-  detach(iterator: SampleIterator): void;
+export interface IteratorOwner<T = PsampleSample> {
+  detach(iterator: SampleIterator<T>): void;
   iteratorDrained(): void;
 }
 
-interface Waiter {
-  resolve(result: IteratorResult<PsampleSample>): void;
+interface Waiter<T> {
+  resolve(result: IteratorResult<T>): void;
   reject(error: unknown): void;
 }
 
-export class SampleIterator implements AsyncIterableIterator<PsampleSample> {
-  readonly buffer: PsampleSample[] = [];
+/** An async iterator over a source's samples (psample's, or the IPFIX source's: T). */
+export class SampleIterator<T = PsampleSample> implements AsyncIterableIterator<T> {
+  readonly buffer: T[] = [];
   head = 0;
-  waiter: Waiter | undefined;
+  waiter: Waiter<T> | undefined;
   done = false;
   failure: Error | undefined;
 
-  constructor(private readonly owner: IteratorOwner) {}
+  constructor(private readonly owner: IteratorOwner<T>) {}
 
   get pending(): number {
     return this.buffer.length - this.head;
   }
 
-  push(message: PsampleSample): void {
+  push(message: T): void {
     if (this.waiter) {
       const waiter = this.waiter;
       this.waiter = undefined;
@@ -43,7 +44,7 @@ export class SampleIterator implements AsyncIterableIterator<PsampleSample> {
     else waiter?.resolve({ value: undefined, done: true });
   }
 
-  next(): Promise<IteratorResult<PsampleSample>> {
+  next(): Promise<IteratorResult<T>> {
     if (this.head < this.buffer.length) {
       const value = this.buffer[this.head]!;
       this.head++;
@@ -66,7 +67,7 @@ export class SampleIterator implements AsyncIterableIterator<PsampleSample> {
     });
   }
 
-  return(): Promise<IteratorResult<PsampleSample>> {
+  return(): Promise<IteratorResult<T>> {
     this.owner.detach(this);
     this.finish();
     return Promise.resolve({ value: undefined, done: true });

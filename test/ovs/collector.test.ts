@@ -6,7 +6,8 @@ import { addCollector, releaseCollector } from '../../src/ovs/collector';
 import { CollectorWatch } from '../../src/ovs/collector-watch';
 import { collectorSets } from '../../src/ovs/collector-set';
 import { LocalOvs } from '../../src/ovs/local-ovs';
-import { OvsBridgeNotFoundError, OvsPsampleUnsupportedError, OvsSchemaUnsupportedError } from '../../src/ovs/errors';
+import { OvsBridgeNotFoundError, OvsPsampleUnsupportedError } from '../../src/ovs/errors';
+import { OvsdbClient } from '../../src/ovsdb/client';
 import { OvsdbServer } from '../support/ovsdb-server';
 import { runCli } from '../support/cli';
 import { eventually } from '../ovn/support/ovn-databases';
@@ -213,7 +214,7 @@ describe('collector where the datapath cannot emit psample samples', () => {
     }
   });
 
-  it('refuses an OVS database whose schema predates local sampling (no local_group_id)', async () => {
+  it('refuses local sampling on an OVS database whose schema predates it (no local_group_id), and says IPFIX is there', async () => {
     const schema = JSON.parse(readFileSync(await vswitchSchemaPath(), 'utf8')) as {
       version: string;
       tables: Record<string, { columns: Record<string, unknown> }>;
@@ -224,11 +225,25 @@ describe('collector where the datapath cannot emit psample samples', () => {
     writeFileSync(path, JSON.stringify(schema));
     const server = await OvsdbServer.start({ schema: path });
     try {
-      await expect(LocalOvs.open(server.unixRemote)).rejects.toThrow(OvsSchemaUnsupportedError);
-      const run = await cli(['collector', 'list', '--db', server.unixRemote]);
-      expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(
-        /schema 8\.3\.0 lacks Flow_Sample_Collector_Set\.local_group_id: local sampling \(psample\) needs Open vSwitch 3\.4 or newer.*OVS_SCHEMA_UNSUPPORTED/,
+      const writer = await OvsdbClient.connect(server.unixRemote);
+      await writer.transact('Open_vSwitch', [
+        { op: 'insert', table: 'Bridge', 'uuid-name': 'br', row: { name: 'br-int' } },
+        { op: 'insert', table: 'Open_vSwitch', row: { bridges: ['set', [['named-uuid', 'br']]] } },
+      ]);
+      await writer.close();
+      // The database is read (an OVS 3.0-3.3 node exports IPFIX: collector add --ipfix), but not for psample.
+      const ovs = await LocalOvs.open(server.unixRemote);
+      opened.push(ovs);
+      await expect(addCollector(ovs)).rejects.toThrow(OvsPsampleUnsupportedError);
+      const list = await cli(['collector', 'list', '--db', server.unixRemote]);
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(
+        /psample on br-int \(system datapath\): no\. The OVS database \(schema 8\.3\.0\) has no Flow_Sample_Collector_Set\.local_group_id: Open vSwitch is older than 3\.4, without local sampling\..*collector add --ipfix/,
+      );
+      const add = await cli(['collector', 'add', '--db', server.unixRemote]);
+      expect(add.code).toBe(1);
+      expect(add.stderr).toMatch(
+        /older than 3\.4, without local sampling.*collector add --ipfix 127\.0\.0\.1:4739.*OVS_PSAMPLE_UNSUPPORTED/,
       );
     } finally {
       await server.stop();

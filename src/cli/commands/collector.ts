@@ -2,6 +2,16 @@ import { Command } from 'commander';
 import type { Logger } from 'pino';
 import { collectorSets, ownerText, type CollectorSetInfo } from '../../ovs/collector-set';
 import { addCollector, removeCollector } from '../../ovs/collector';
+import {
+  addIpfixCollector,
+  checkIpfixTarget,
+  ipfixOfSet,
+  IPFIX_COST_WARNING,
+  removeIpfixCollector,
+  type IpfixCollectorClaim,
+} from '../../ovs/ipfix-collector';
+import { InvalidOptionError } from '../../psample/errors';
+import { CliUsageError } from '../errors';
 import type { LocalOvs } from '../../ovs/local-ovs';
 import { psampleSupport, type PsampleSupport } from '../../ovs/psample-support';
 import { defineCommand } from '../command';
@@ -19,6 +29,8 @@ import { wholeNumber } from '../parse';
 
 interface CollectorFlags extends CollectorSetFlags, SslFlags, LogFlags {
   group?: string;
+  ipfix?: string;
+  forceIpfix?: boolean;
   format: 'text' | 'json';
 }
 
@@ -42,6 +54,41 @@ function setJson(set: CollectorSetInfo): Record<string, unknown> {
     ours: set.ours,
     externalIds: set.externalIds,
   };
+}
+
+function ipfixJson(claim: IpfixCollectorClaim): Record<string, unknown> {
+  return {
+    target: claim.target,
+    made: claim.made,
+    forced: claim.forced,
+    ipfixUuid: claim.ipfix.uuid,
+    set: setJson(claim.set),
+    psample: supportJson(claim.support),
+  };
+}
+
+/** `collector add --ipfix`: the IPFIX branch, for nodes whose datapath has no psample. */
+async function addIpfix(flags: CollectorFlags, log: Logger, target: string): Promise<void> {
+  const id = collectorSetId(flags);
+  try {
+    checkIpfixTarget(target);
+  } catch (error) {
+    throw error instanceof InvalidOptionError ? new CliUsageError(`--ipfix: ${error.message}`) : error;
+  }
+  await withOvs(flags, async (ovs) => {
+    const claim = await addIpfixCollector(ovs, { bridge: flags.bridge, id, target, force: flags.forceIpfix === true });
+    log.warn(IPFIX_COST_WARNING);
+    if (claim.forced)
+      log.warn({ datapath: claim.support.datapathType }, `--force-ipfix: ${claim.support.reason} Every sample now also costs an upcall.`);
+    const what =
+      claim.made === 'set'
+        ? `created Flow_Sample_Collector_Set ${id} on ${flags.bridge} exporting IPFIX to ${target} (external_ids:owner=ovn-psample)`
+        : claim.made === 'ipfix'
+          ? `attached an IPFIX row exporting to ${target} (external_ids:owner=ovn-psample) to Flow_Sample_Collector_Set ${id} on ${flags.bridge} (${ownerText(claim.set)})`
+          : `Flow_Sample_Collector_Set ${id} on ${flags.bridge} already exports IPFIX to ${target}: reusing it unchanged`;
+    log.info(`${what}${claim.made === 'nothing' ? '' : `; remove it with: ovn-psample collector remove --id ${id}`}`);
+    print(flags.format === 'json' ? JSON.stringify({ ipfix: ipfixJson(claim) }) : target);
+  });
 }
 
 function table(rows: readonly (readonly string[])[]): string {
@@ -93,11 +140,25 @@ Reuses a set that already has a local_group_id (made by ovn-kubernetes tooling, 
 netobserv) without changing it; refuses a set without one; otherwise creates one marked
 external_ids:owner=ovn-psample. Prints the group on stdout.
 
+With --ipfix ADDR:PORT (a node whose datapath has no psample: Linux < 6.11, OVS < 3.4, the
+userspace datapath), makes the set export IPFIX to that address instead, with an IPFIX row marked
+external_ids:owner=ovn-psample (a set of its own if there is none, else the row attached to the
+existing set); prints the target. On a datapath with psample it refuses unless --force-ipfix:
+IPFIX makes every sample an upcall to ovs-vswitchd.
+
 Examples:
   ovn-psample collector add                 # set 42 on br-int; prints e.g. 42
-  ovn-psample watch --group "$(ovn-psample collector add)"`,
-    );
+  ovn-psample watch --group "$(ovn-psample collector add)"
+  ovn-psample collector add --ipfix 127.0.0.1:4739   # OVS < 3.4 or the userspace datapath`,
+    )
+    .option('--ipfix <addr:port>', 'export IPFIX to this collector address instead of psample (nodes without psample)')
+    .option('--force-ipfix', 'with --ipfix: also on a datapath that has psample (every sample then costs an upcall)');
   subcommand(add, true, async (flags, log) => {
+    if (flags.forceIpfix === true && flags.ipfix === undefined) throw new CliUsageError('--force-ipfix goes with --ipfix ADDR:PORT');
+    if (flags.ipfix !== undefined) {
+      if (flags.group !== undefined) throw new CliUsageError('--group is a psample group: give either --group or --ipfix');
+      return addIpfix(flags, log, flags.ipfix);
+    }
     const id = collectorSetId(flags);
     const group = flags.group === undefined ? undefined : wholeNumber('--group', flags.group, 0, 0xffffffff);
     await withOvs(flags, async (ovs) => {
@@ -123,11 +184,21 @@ Examples:
 
   const remove = collector
     .command('remove')
-    .description("remove collector set --id from --bridge, if ovn-psample made it (never anyone else's)");
+    .description(
+      "remove collector set --id from --bridge, if ovn-psample made it (never anyone else's), or the IPFIX row ovn-psample attached to it",
+    );
   subcommand(remove, false, async (flags, log) => {
     const id = collectorSetId(flags);
     await withOvs(flags, async (ovs) => {
-      const { removed } = await removeCollector(ovs, { bridge: flags.bridge, id });
+      const detached = await removeIpfixCollector(ovs, { bridge: flags.bridge, id });
+      if (detached !== undefined && !(detached.ours && detached.localGroupId === undefined)) {
+        log.info(
+          `removed ovn-psample's IPFIX row from Flow_Sample_Collector_Set ${id} on ${flags.bridge} (${ownerText(detached)}), which stays`,
+        );
+        if (flags.format === 'json') print(JSON.stringify({ removed: null, ipfixDetachedFrom: setJson(detached) }));
+        return;
+      }
+      const { removed } = detached === undefined ? await removeCollector(ovs, { bridge: flags.bridge, id }) : { removed: detached };
       if (removed === undefined) log.info(`no Flow_Sample_Collector_Set ${id} on ${flags.bridge}: nothing to remove`);
       else log.info(`removed Flow_Sample_Collector_Set ${id} on ${flags.bridge} (psample group ${removed.localGroupId ?? 'none'})`);
       if (flags.format === 'json') print(JSON.stringify({ removed: removed === undefined ? null : setJson(removed) }));
@@ -147,7 +218,7 @@ Examples:
         set.bridge,
         String(set.id),
         set.localGroupId === undefined ? '-' : String(set.localGroupId),
-        set.ipfix ? 'yes' : 'no',
+        set.ipfix ? (ipfixOfSet(ovs, set)?.targets.join(',') ?? 'yes') : 'no',
         set.ours ? `${set.owner} (ours)` : (set.owner ?? '-'),
       ]);
       print(table([['BRIDGE', 'ID', 'PSAMPLE-GROUP', 'IPFIX', 'OWNER'], ...rows]));
