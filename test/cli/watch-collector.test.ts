@@ -1,7 +1,8 @@
+import { readFileSync, readlinkSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fileNetns } from '../support/netns';
 import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
-import { startCli } from './support/cli-process';
+import { cliPid, startCli, type StartCliOptions } from './support/cli-process';
 
 const ns = fileNetns('ovnps-watch-collector');
 let node: NodeOvs;
@@ -14,20 +15,23 @@ afterEach(async () => {
   for (const row of await node.collectorSetRows()) await node.deleteCollectorSet(row._uuid);
 });
 
-function watch(args: readonly string[]): ReturnType<typeof startCli> {
-  return startCli([
-    'watch',
-    '--netns',
-    ns.name,
-    '--source',
-    'usersock:34:13',
-    '--no-enrich',
-    '--db',
-    node.remote,
-    '--log-format',
-    'json',
-    ...args,
-  ]);
+/** What /proc says of a process, as a collector set records its owner. */
+function processIdentity(pid: number | 'self'): Record<string, string> {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  const inode = (ns: string): string => /\[(\d+)\]/.exec(readlinkSync(`/proc/${pid}/ns/${ns}`))![1]!;
+  return {
+    'ovn-psample-pidns': inode('pid'),
+    'ovn-psample-netns': inode('net'),
+    'ovn-psample-boot-id': readFileSync('/proc/sys/kernel/random/boot_id', 'latin1').trim(),
+    'ovn-psample-start-time': stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!,
+  };
+}
+
+function watch(args: readonly string[], options: StartCliOptions = {}): ReturnType<typeof startCli> {
+  return startCli(
+    ['watch', '--netns', ns.name, '--source', 'usersock:34:13', '--no-enrich', '--db', node.remote, '--log-format', 'json', ...args],
+    options,
+  );
 }
 
 const message =
@@ -45,7 +49,7 @@ describe('watch and the OVS collector set', () => {
       expect.objectContaining({
         id: 42,
         local_group_id: 42,
-        external_ids: { owner: 'ovn-psample', 'ovn-psample-pid': String(run.child.pid) },
+        external_ids: { owner: 'ovn-psample', 'ovn-psample-pid': String(run.child.pid), ...processIdentity(run.child.pid!) },
       }),
     ]);
     run.child.kill(signal);
@@ -53,6 +57,58 @@ describe('watch and the OVS collector set', () => {
     expect(run.records().map((record) => record.msg)).toContain(
       'removed Flow_Sample_Collector_Set 42 on br-int (made by ovn-psample watch (pid ' + String(run.child.pid) + '))',
     );
+    expect(await node.collectorSetRows()).toEqual([]);
+  });
+
+  it('a watch SIGKILLed in a pod without hostPID (every process is pid 1) leaves its set to the next pod, which removes it at exit', async () => {
+    const killed = watch(['--add-ovs-collector'], { pidNamespace: true });
+    await killed.listening;
+    const killedPid = cliPid(killed);
+    const before = processIdentity(killedPid);
+    expect(await node.collectorSetRows()).toEqual([
+      expect.objectContaining({ external_ids: { owner: 'ovn-psample', 'ovn-psample-pid': '1', ...before } }),
+    ]);
+    process.kill(killedPid, 'SIGKILL');
+    await killed.exited;
+    expect(await node.collectorSetRows()).toHaveLength(1);
+
+    const next = watch(['--add-ovs-collector'], { pidNamespace: true });
+    expect(await next.listening).toMatchObject({ groups: [42] });
+    const nextPid = cliPid(next);
+    // The kernel recycles namespace inode numbers: the new pod's pid namespace may carry the dead one's, and then its pid 1 is told apart by its start time.
+    const reason =
+      processIdentity(nextPid)['ovn-psample-pidns'] === before['ovn-psample-pidns']
+        ? 'pid 1 is this process now'
+        : `process 1 of pid namespace ${before['ovn-psample-pidns']} has exited`;
+    expect(next.records().find(message(/^took over/))).toMatchObject({
+      msg: `took over Flow_Sample_Collector_Set 42 on br-int, psample group 42, from a watch that is gone (${reason}); it is removed at exit`,
+    });
+    const after = processIdentity(nextPid);
+    expect(await node.collectorSetRows()).toEqual([
+      expect.objectContaining({ external_ids: { owner: 'ovn-psample', 'ovn-psample-pid': '1', ...after } }),
+    ]);
+    process.kill(nextPid, 'SIGTERM');
+    expect(await next.exited).toBe(0);
+    expect(await node.collectorSetRows()).toEqual([]);
+  });
+
+  it('a live watch in another pod keeps its set: a second one, pid 1 as well, reuses it and leaves it at exit', async () => {
+    const first = watch(['--add-ovs-collector'], { pidNamespace: true });
+    await first.listening;
+    const firstPid = cliPid(first);
+    const second = watch(['--add-ovs-collector'], { pidNamespace: true });
+    await second.listening;
+    const pidns = processIdentity(firstPid)['ovn-psample-pidns'];
+    expect(second.records().find(message(/^reusing/))).toMatchObject({
+      msg: `reusing Flow_Sample_Collector_Set 42 on br-int (made by ovn-psample watch (pid 1)), psample group 42 (process 1 of pid namespace ${pidns} still runs)`,
+    });
+    process.kill(cliPid(second), 'SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(await node.collectorSetRows()).toEqual([
+      expect.objectContaining({ external_ids: expect.objectContaining({ 'ovn-psample-pidns': pidns }) }),
+    ]);
+    process.kill(firstPid, 'SIGTERM');
+    expect(await first.exited).toBe(0);
     expect(await node.collectorSetRows()).toEqual([]);
   });
 
