@@ -1,7 +1,9 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fileNetns } from '../support/netns';
+import { createServer } from 'node:net';
 import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
+import { freePort } from '../support/ovsdb-server';
 import { cliPid, startCli, type StartCliOptions } from './support/cli-process';
 
 const ns = fileNetns('ovnps-watch-collector');
@@ -191,5 +193,65 @@ describe('watch and the OVS collector set', () => {
     } finally {
       await old.stop();
     }
+  });
+
+  it.each([
+    [
+      ['--metrics', '$(HOST_IP):9479'],
+      /--metrics \$\(HOST_IP\):9479: \$\(HOST_IP\) was not expanded: Kubernetes expands \$\(VAR\) in args only for a variable the container's env defines/,
+    ],
+    [['--metrics', '192.0.2.1:9479'], /--metrics 192\.0\.2\.1:9479: 192\.0\.2\.1 is not an address of this host/],
+    [['--netns', 'no-such-ns-ovnps'], /--netns no-such-ns-ovnps: no network namespace at \/run\/netns\/no-such-ns-ovnps/],
+    [['--nb', 'nowhere:6641'], /--nb nowhere:6641: Invalid OVSDB remote "nowhere:6641": the method must be unix:, tcp: or ssl:/],
+    [['--db', 'unix:'], /--db unix:: Invalid OVSDB remote "unix:": unix: needs a socket path/],
+  ])('%j is wrong usage, found before the collector set is added (exit 2)', async (args, why) => {
+    const run = watch(['--add-ovs-collector', ...args]);
+    expect(await run.exited).toBe(2);
+    expect(run.records().find((record) => record.level === 60)).toMatchObject({ code: 'CLI_USAGE', msg: expect.stringMatching(why) });
+    expect(await node.collectorSetRows()).toEqual([]);
+  });
+
+  it('a metrics port in use fails (exit 1) before the collector set is added', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const run = watch(['--add-ovs-collector', '--metrics', `127.0.0.1:${port}`]);
+      expect(await run.exited).toBe(1);
+      expect(run.records().find((record) => record.level === 60)).toMatchObject({
+        code: 'METRICS_LISTEN',
+        msg: `--metrics 127.0.0.1:${port}: the port is in use by another process: pick another port [METRICS_LISTEN]`,
+      });
+      expect(await node.collectorSetRows()).toEqual([]);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('/healthz answers while alive; /readyz turns ready with the set in place, not ready (503, logged, in the summary) when it vanishes', async () => {
+    const uuid = await node.insertCollectorSet({ id: 42, localGroupId: 123, externalIds: { owner: 'ovnk-debug' } });
+    const port = await freePort();
+    const run = watch(['--metrics', `127.0.0.1:${port}`]);
+    await run.listening;
+    const get = async (path: string): Promise<[number, string]> => {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`);
+      return [response.status, await response.text()];
+    };
+    expect(await get('/healthz')).toEqual([200, 'ok\n']);
+    expect(await get('/readyz')).toEqual([200, 'ready\n']);
+    await run.logged(message(/^ready$/), 'ready');
+    await node.deleteCollectorSet(uuid);
+    const why = "Flow_Sample_Collector_Set 42 on br-int is gone, so OVN's samples reach no psample group";
+    await run.logged((record) => record.msg === `not ready: ${why}` && record.level === 40, 'not ready');
+    expect(await get('/readyz')).toEqual([503, `not ready: ${why}\n`]);
+    expect(await get('/healthz')).toEqual([200, 'ok\n']);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+    expect(run.records().find(message(/^summary:/))).toMatchObject({
+      ready: false,
+      everReady: true,
+      notReady: [why],
+      msg: expect.stringMatching(new RegExp(`; not ready at exit: ${why}$`)),
+    });
   });
 });
