@@ -7,14 +7,19 @@
 //
 // usage: node scripts/cross/prebuilds.mjs [ARCH...]   (default: every arch in MACHINES)
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MACHINES, elfMachine } from './machines.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SOURCES = ['binding.gyp', 'package.json', 'native'];
+// What the addon is built from: binding.gyp and the native files the package ships (package.json
+// "files"), not native/'s build and fuzzing folders.
+const SOURCES = [
+  'binding.gyp',
+  ...JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).files.filter((entry) => entry.startsWith('native/')),
+];
 
 function newestSource(entry) {
   const stat = statSync(entry);
@@ -37,7 +42,7 @@ function build(arch) {
   const { triplet } = MACHINES[arch];
   const scratch = mkdtempSync(path.join(os.tmpdir(), `ovn-psample-${arch}-`));
   try {
-    for (const entry of SOURCES) cpSync(path.join(root, entry), path.join(scratch, entry), { recursive: true });
+    for (const entry of [...SOURCES, 'package.json']) cpSync(path.join(root, entry), path.join(scratch, entry), { recursive: true });
     symlinkSync(path.join(root, 'node_modules'), path.join(scratch, 'node_modules'));
     const started = Date.now();
     const result = spawnSync(
