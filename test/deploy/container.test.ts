@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { linkSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createInjector, encodePsample, type PsampleInjector } from '../../src/index';
 import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
 import { freePort } from '../support/ovsdb-server';
@@ -15,6 +15,8 @@ import { parseAllDocuments, stringify } from 'yaml';
 // psample, so samples are injected on NETLINK_USERSOCK in the host's network namespace (the
 // container shares it) and read with --source.
 const GROUP = 29;
+// Containers start slowly on a busy machine (npm test runs two test files at a time).
+vi.setConfig({ testTimeout: 300_000 });
 const COOKIE = Uint8Array.from(Buffer.from('0100000100000001', 'hex'));
 
 let image: string;
@@ -105,7 +107,7 @@ async function get(port: number, url: string): Promise<[number, string]> {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
