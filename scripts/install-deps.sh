@@ -18,6 +18,10 @@ packages=(
   prometheus                 # scrapes watch --metrics in its test (started by the test, loopback only)
   tmux                       # drives ovn-psample top as a person would in its test
   qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring  # the real-kernel lab
+  g++-aarch64-linux-gnu g++-s390x-linux-gnu  # the arm64 and s390x prebuilds (npm run build:cross)
+  podman buildah runc uidmap catatonit  # npm run image and the container tests (runc: crun refuses hybrid cgroups; catatonit: kube play's pause)
+  qemu-user-static binfmt-support  # the arm64 unit tests and the s390x byte-order check under qemu-user
+  qemu-system-arm cpio xz-utils  # the arm64 prebuild on a real arm64 kernel (scripts/cross/arm64-kernel.sh)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -8,28 +8,16 @@
 
 namespace ovnpsample {
 
-namespace {
-
-std::string netns_path(const std::string& spec) {
-  if (spec.find('/') != std::string::npos) return spec;
-  bool all_digits = !spec.empty();
-  for (char c : spec) all_digits = all_digits && c >= '0' && c <= '9';
-  if (all_digits) return "/proc/" + spec + "/ns/net";
-  return "/run/netns/" + spec;
-}
-
-}  // namespace
-
-SetupError enter_netns(const std::string& spec) {
-  if (spec.empty()) return {};
-  const std::string path = netns_path(spec);
+// `path` is the namespace's file: src/psample/options.ts (netnsPath) turns names and pids into it.
+SetupError enter_netns(const std::string& path) {
+  if (path.empty()) return {};
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     int err = errno;
     if (err == ENOENT || err == ESRCH)
       return setup_error("NETNS_NOT_FOUND",
-                         "network namespace '" + spec + "' not found (" + path +
-                             "): give a name listed by `ip netns list`, a path, or the pid of a process in it",
+                         "network namespace " + path +
+                             " not found: give a name listed by `ip netns list`, a path, or the pid of a process in it",
                          err);
     return setup_error("NETNS_PERMISSION",
                        describe_errno("cannot open network namespace " + path, err) + ": run as root", err);

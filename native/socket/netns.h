@@ -8,7 +8,7 @@
 namespace ovnpsample {
 
 // Moves the calling thread into the namespace; empty spec = stay where we are.
-// spec: a name under /run/netns, a path to a namespace file, or a decimal pid.
-SetupError enter_netns(const std::string& spec);
+// path: the network namespace file (/run/netns/NAME, /proc/PID/ns/net, or any bind mount of one).
+SetupError enter_netns(const std::string& path);
 
 }  // namespace ovnpsample

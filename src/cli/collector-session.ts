@@ -26,6 +26,8 @@ export interface CollectorSession {
   readonly groups: readonly number[];
   /** The node's OVS database, when reachable (also names interfaces). */
   readonly ovs: LocalOvs | undefined;
+  /** Why samples may not reach the watch now (the OVS database gone, the set gone or sending elsewhere); undefined when in place. */
+  problem(): string | undefined;
   /** Removes the collector set this watch made, stops following it, disconnects. */
   close(): Promise<void>;
 }
@@ -42,7 +44,7 @@ function describe(set: CollectorSetInfo): string {
 export async function startCollectorSession(options: CollectorSessionOptions, log: Logger): Promise<CollectorSession> {
   const required = options.db !== undefined || options.addOvsCollector || (!options.injected && options.groups.length === 0);
   const useful = !options.injected && hasLocalOvs();
-  const none: CollectorSession = { groups: options.groups, ovs: undefined, close: () => Promise.resolve() };
+  const none: CollectorSession = { groups: options.groups, ovs: undefined, problem: () => undefined, close: () => Promise.resolve() };
   if (!required && !useful) return none;
   let ovs: LocalOvs;
   try {
@@ -55,6 +57,10 @@ export async function startCollectorSession(options: CollectorSessionOptions, lo
   }
   let claim: CollectorClaim | undefined;
   let watch: CollectorWatch | undefined;
+  let ovsConnected = true;
+  ovs.client.on('status', (status) => {
+    ovsConnected = status.state === 'connected' || status.state === 'synced';
+  });
   const readding = new Set<Promise<void>>();
   try {
     let groups = options.groups;
@@ -63,15 +69,17 @@ export async function startCollectorSession(options: CollectorSessionOptions, lo
       claim = await addCollector(ovs, {
         bridge: options.bridge,
         id: options.id,
-        pid: process.pid,
+        markOwner: true,
         ...(groups[0] === undefined ? {} : { group: groups[0] }),
       });
       if (claim.support.supported === undefined) log.warn({ datapath: claim.support.datapathType }, claim.support.reason);
       log.info(
         { group: claim.group, collectorSet: options.id, bridge: options.bridge },
         claim.owned
-          ? `added ${describe(claim.set)} with psample group ${claim.group}; it is removed at exit`
-          : `reusing ${describe(claim.set)}, psample group ${claim.group}`,
+          ? claim.previousOwner === undefined
+            ? `added ${describe(claim.set)} with psample group ${claim.group}; it is removed at exit`
+            : `took over Flow_Sample_Collector_Set ${claim.set.id} on ${claim.set.bridge}, psample group ${claim.group}, from a watch that is gone (${claim.previousOwner.reason}); it is removed at exit`
+          : `reusing ${describe(claim.set)}, psample group ${claim.group}${claim.previousOwner === undefined ? '' : ` (${claim.previousOwner.reason})`}`,
       );
       if (claim.groupDiffers) log.warn(`--group ${groups[0]} ignored: the existing set sends to group ${claim.group}`);
       groups = [claim.group];
@@ -101,9 +109,21 @@ export async function startCollectorSession(options: CollectorSessionOptions, lo
         },
       );
     }
+    const group = groups[0];
     return {
       groups,
       ovs,
+      problem() {
+        if (!ovsConnected) return `the OVS database (${ovs.client.remote}) is disconnected; reconnecting`;
+        if (watch === undefined) return undefined;
+        const set = watch.set;
+        if (set === undefined) {
+          return `Flow_Sample_Collector_Set ${options.id} on ${options.bridge} is gone, so OVN's samples reach no psample group${options.addOvsCollector ? ' (making it again)' : ''}`;
+        }
+        return set.localGroupId === group
+          ? undefined
+          : `${describe(set)} sends to psample group ${set.localGroupId ?? 'none'}, not ${group}`;
+      },
       async close() {
         watch?.close();
         try {
@@ -144,7 +164,7 @@ function followSet(
     log.warn({ collectorSet: set.id, group }, `${describe(set)} was deleted: OVN's samples no longer reach psample group ${group}`);
     if (!options.addOvsCollector) return;
     readding(
-      addCollector(ovs, { bridge: options.bridge, id: options.id, group, pid: process.pid })
+      addCollector(ovs, { bridge: options.bridge, id: options.id, group, markOwner: true })
         .then((claim) => {
           reclaimed(claim);
           log.info(

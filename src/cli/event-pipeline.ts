@@ -28,6 +28,8 @@ export interface Pipeline {
   readonly metricsSources: MetricsSources;
   socketStats(): PsampleStats;
   decoderStats(): OvnDecoderStats | undefined;
+  /** Why samples may not reach the watch, or not be decoded, now: empty when ready. */
+  notReady(): string[];
   /** Stops reading, hands on the packets still being grouped, undoes the collector set, disconnects. */
   close(): Promise<void>;
 }
@@ -60,6 +62,10 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
       groupWindowMs: options.groupWindowMs,
     });
     socket.on('batch', (batch) => assembler.pushBatch(batch));
+    let inGap = false;
+    socket.on('gap', (gap) => {
+      inGap = gap.phase === 'start';
+    });
     const session = ovn;
     // Readable after close too, with what close() counted.
     const socketStats = (): PsampleStats => socket.stats();
@@ -91,6 +97,15 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
       },
       socketStats,
       decoderStats: () => session?.decoder.stats(),
+      notReady() {
+        const reasons: string[] = [];
+        if (socket.closed) reasons.push('the psample socket is closed');
+        else if (inGap) reasons.push('the psample family is unregistered (module reload, OVS upgrade?): waiting to join it again');
+        const collectorProblem = collector.problem();
+        if (collectorProblem !== undefined) reasons.push(collectorProblem);
+        for (const [database, up] of session?.connected ?? []) if (!up) reasons.push(`${database} is disconnected; reconnecting`);
+        return reasons;
+      },
       async close() {
         socket.close();
         assembler.close();

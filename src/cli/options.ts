@@ -1,9 +1,13 @@
+import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { DEFAULT_GROUP_WINDOW_MS } from '../events/event-assembler';
 import { compileFilter, type NetworkEventFilter } from '../events/filter';
 import type { NetworkEvent } from '../events/network-event';
+import { OvsdbRemoteError } from '../errors';
+import { parseRemotes } from '../ovsdb/remote';
 import { InvalidOptionError } from '../psample/errors';
+import { netnsPath } from '../psample/options';
 import type { LineFormat } from '../output/sample-lines';
 import { DEFAULT_BRIDGE, DEFAULT_LOCAL_GROUP, OVN_KUBERNETES_COLLECTOR_SET_ID } from '../ovs/collector-set';
 import { DEFAULT_OVS_REMOTE } from '../ovs/local-ovs';
@@ -163,11 +167,33 @@ export function addSocketOptions(command: Command, defaultDeliveryMs: number, so
     );
 }
 
+/** --netns: a namespace that is not there is wrong usage, found before anything is changed. */
+function existingNetns(value: string): string {
+  const path = netnsPath(value)!;
+  if (!existsSync(path)) {
+    throw new CliUsageError(
+      `--netns ${value}: no network namespace at ${path}: give a name listed by 'ip netns list', a path, or the pid of a process in it`,
+    );
+  }
+  return value;
+}
+
+/** A remote in ovn-nbctl syntax, or a usage error naming the flag. */
+export function remoteFlag(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    parseRemotes(value);
+  } catch (error) {
+    throw error instanceof OvsdbRemoteError ? new CliUsageError(`${flag} ${value}: ${error.message}`) : error;
+  }
+  return value;
+}
+
 /** What the socket flags say, but the groups and the delivery interval, which each command decides. */
 export function socketOptions(flags: SocketFlags): Omit<OpenPsampleOptions, 'groups' | 'signal' | 'deliveryIntervalMs'> {
   const dropPrivileges = dropPrivilegesFlag(flags.dropPrivileges);
   return {
-    ...(flags.netns === undefined ? {} : { netns: flags.netns }),
+    ...(flags.netns === undefined ? {} : { netns: existingNetns(flags.netns) }),
     ...(flags.allNsid === true ? { listenAllNsid: true } : {}),
     ...(flags.rcvbuf === undefined ? {} : { receiveBufferBytes: wholeNumber('--rcvbuf', flags.rcvbuf, 1) }),
     queueCapacity: wholeNumber('--queue-capacity', flags.queueCapacity, 1, 2 ** 31 - 1),
@@ -301,6 +327,8 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
         "use --drop-privileges without a user (root without capabilities still owns the socket), or make the set beforehand ('ovn-psample collector add') and watch with --drop-privileges=USER",
     );
   }
+  const nb = remoteFlag('--nb', flags.nb);
+  const sb = remoteFlag('--sb', flags.sb);
   const groupWindowMs = groups.ungrouped ? 0 : wholeNumber('--group-window', flags.groupWindow, 1, 60_000);
   const interval = deliveryIntervalMs(flags.deliveryInterval);
   if (groupWindowMs > 0 && interval >= groupWindowMs) {
@@ -312,7 +340,7 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
   return {
     socket: { ...socket, deliveryIntervalMs: interval },
     collector: {
-      ...(flags.db === undefined ? {} : { db: flags.db }),
+      ...(flags.db === undefined ? {} : { db: remoteFlag('--db', flags.db)! }),
       bridge: flags.bridge,
       id: collectorSetId(flags),
       groups: groups.groups.map((group) => wholeNumber('--group', group, 0, 0xffffffff)),
@@ -322,8 +350,8 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
     },
     ovn: flags.enrich
       ? {
-          ...(flags.nb === undefined ? {} : { nb: flags.nb }),
-          ...(flags.sb === undefined ? {} : { sb: flags.sb }),
+          ...(nb === undefined ? {} : { nb }),
+          ...(sb === undefined ? {} : { sb }),
           ...(ssl === undefined ? {} : { ssl }),
         }
       : undefined,

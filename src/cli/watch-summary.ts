@@ -17,6 +17,7 @@ export function watchSummary(
   socket: PsampleStats,
   counts: WatchCounts,
   decoder: OvnDecoderStats | undefined,
+  readiness?: { fields: Record<string, unknown>; text: string },
 ): { fields: Record<string, unknown>; text: string } {
   const fields = {
     received: socket.received,
@@ -29,6 +30,7 @@ export function watchSummary(
     familyGaps: socket.familyGaps,
     malformed: socket.malformed,
     ...(decoder === undefined ? {} : { decoded: decoder.decoded, unknownCookies: decoder.unknown, staleCookies: decoder.stale }),
+    ...readiness?.fields,
   };
   const cookies =
     decoder === undefined
@@ -37,6 +39,6 @@ export function watchSummary(
   const text =
     `summary: ${socket.received} samples received (${counts.packets} packets), ${counts.shown} shown, ${counts.filtered} filtered out; ` +
     `dropped ${socket.kernelDrops} in the kernel and ${socket.queueDrops} in the queue, ${socket.closeDiscards} unread at exit; ` +
-    `${socket.familyGaps} psample family gap(s); ${socket.malformed} malformed; ${cookies}`;
+    `${socket.familyGaps} psample family gap(s); ${socket.malformed} malformed; ${cookies}${readiness === undefined || readiness.text === '' ? '' : `; ${readiness.text}`}`;
   return { fields, text };
 }

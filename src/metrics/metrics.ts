@@ -18,7 +18,7 @@ export interface OvnPsampleMetricsOptions {
 
 /** What the metrics read when scraped: the socket's and the decoder's counters, connection and mirror state. */
 export interface MetricsSources {
-  socketStats?(): PsampleStats;
+  socketStats?(): PsampleStats | undefined;
   decoderStats?(): OvnDecoderStats | undefined;
   /** database name -> connected. */
   connections?(): ReadonlyMap<string, boolean>;

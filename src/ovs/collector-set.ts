@@ -1,5 +1,6 @@
 import { mapColumn, numberColumn, stringColumn } from '../ovn/row-values';
 import type { Row } from '../ovsdb/row';
+import { ownerFromExternalIds, type OwnerProcess } from './collector-owner';
 import type { LocalOvs } from './local-ovs';
 
 /** The Flow_Sample_Collector_Set id OVN-Kubernetes' Sample_Collector uses (DefaultObservabilityCollectorSetID). */
@@ -11,8 +12,6 @@ export const DEFAULT_BRIDGE = 'br-int';
 /** external_ids that mark a row as ovn-psample's: `owner` is the key ovnkube-observ also uses. */
 export const OWNER_KEY = 'owner';
 export const OWNER = 'ovn-psample';
-/** On rows `watch --add-ovs-collector` made: the pid that removes it at exit. */
-export const PID_KEY = 'ovn-psample-pid';
 
 export interface CollectorSetInfo {
   readonly uuid: string;
@@ -28,8 +27,8 @@ export interface CollectorSetInfo {
   readonly externalIds: Readonly<Record<string, string>>;
   /** Made by ovn-psample. */
   readonly ours: boolean;
-  /** For sets a running `watch` made: its pid. */
-  readonly pid?: number;
+  /** For sets a `watch` made: the process that removes it at exit (or whose death lets the next one take it over). */
+  readonly ownerProcess?: OwnerProcess;
 }
 
 export function collectorSetInfo(ovs: LocalOvs, row: Row): CollectorSetInfo {
@@ -39,7 +38,7 @@ export function collectorSetInfo(ovs: LocalOvs, row: Row): CollectorSetInfo {
   const bridge = ovs.cache.table('Bridge').get(bridgeUuid);
   const localGroupId = numberColumn(row, 'local_group_id');
   const owner = externalIds[OWNER_KEY];
-  const pid = Number(externalIds[PID_KEY]);
+  const ownerProcess = ownerFromExternalIds(externalIds);
   return {
     uuid: row._uuid,
     id: numberColumn(row, 'id') ?? 0,
@@ -50,7 +49,7 @@ export function collectorSetInfo(ovs: LocalOvs, row: Row): CollectorSetInfo {
     ...(owner === undefined ? {} : { owner }),
     externalIds,
     ours: owner === OWNER,
-    ...(Number.isInteger(pid) && pid > 0 ? { pid } : {}),
+    ...(ownerProcess === undefined ? {} : { ownerProcess }),
   };
 }
 
@@ -72,6 +71,8 @@ export function findCollectorSet(ovs: LocalOvs, bridgeUuid: string, id: number):
 
 /** "owned by ovnk-debug", "not marked with an owner": how a message names who made a set. */
 export function ownerText(set: CollectorSetInfo): string {
-  if (set.ours) return set.pid === undefined ? 'made by ovn-psample collector add' : `made by ovn-psample watch (pid ${set.pid})`;
+  if (set.ours) {
+    return set.ownerProcess === undefined ? 'made by ovn-psample collector add' : `made by ovn-psample watch (pid ${set.ownerProcess.pid})`;
+  }
   return set.owner === undefined ? 'not marked with an owner (external_ids:owner)' : `owned by ${set.owner}`;
 }

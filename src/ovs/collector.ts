@@ -4,12 +4,12 @@ import {
   ownerText,
   OWNER,
   OWNER_KEY,
-  PID_KEY,
   DEFAULT_BRIDGE,
   DEFAULT_LOCAL_GROUP,
   OVN_KUBERNETES_COLLECTOR_SET_ID,
   type CollectorSetInfo,
 } from './collector-set';
+import { holdBeacon, isOwnerKey, judgeOwner, ownerExternalIds, sameOwner, thisProcess, type OwnerVerdict } from './collector-owner';
 import { OvsBridgeNotFoundError, OvsCollectorConflictError, OvsPsampleUnsupportedError } from './errors';
 import type { LocalOvs } from './local-ovs';
 import { psampleSupport, type PsampleSupport } from './psample-support';
@@ -24,8 +24,12 @@ export interface CollectorOptions {
 export interface AddCollectorOptions extends CollectorOptions {
   /** psample group of a set this call creates; default 42. An existing set keeps its own. */
   readonly group?: number;
-  /** Marks the set as made by this process, to be removed by it (watch --add-ovs-collector). */
-  readonly pid?: number;
+  /**
+   * Marks a set this call makes with this process (pid, pid and network namespace, boot id, start
+   * time), to be removed by it (watch --add-ovs-collector); should the process die first, the next
+   * call that marks takes the set over. A set marked by a process that has died is taken over.
+   */
+  readonly markOwner?: boolean;
 }
 
 export interface CollectorClaim {
@@ -34,6 +38,8 @@ export interface CollectorClaim {
   readonly set: CollectorSetInfo;
   /** This process made the set (or took over one a dead ovn-psample watch left): it removes it with releaseCollector(). */
   readonly owned: boolean;
+  /** For a set a watch marked: whether its owner was found alive, and why (a set taken over: why it was judged dead). */
+  readonly previousOwner?: OwnerVerdict;
   /** An existing set's group, when it differs from the group asked for. */
   readonly groupDiffers: boolean;
   readonly support: PsampleSupport;
@@ -41,15 +47,6 @@ export interface CollectorClaim {
 
 /** How long a set another writer just committed may take to reach the mirror. */
 const MIRROR_CATCH_UP_MS = 5000;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function bridgeUuidOf(ovs: LocalOvs, bridge: string): string {
   const row = ovs.bridge(bridge);
@@ -70,20 +67,47 @@ async function caughtUp<T>(read: () => T | undefined): Promise<T | undefined> {
   }
 }
 
-function reuse(existing: CollectorSetInfo, options: AddCollectorOptions, support: PsampleSupport): CollectorClaim {
+async function reuse(
+  ovs: LocalOvs,
+  existing: CollectorSetInfo,
+  options: AddCollectorOptions,
+  support: PsampleSupport,
+): Promise<CollectorClaim> {
   if (existing.localGroupId === undefined) {
     throw new OvsCollectorConflictError(
       `Flow_Sample_Collector_Set ${existing.id} on ${existing.bridge} exists without local_group_id (${ownerText(existing)}${existing.ipfix ? ', it exports IPFIX' : ''}), so it emits no psample samples, and ovn-psample never changes a set it did not make. Ask its owner to give it one (ovs-vsctl set Flow_Sample_Collector_Set ${existing.uuid} local_group_id=N), or use another --id and point OVN's Sample_Collector set_id at it.`,
     );
   }
-  const orphan = options.pid !== undefined && existing.ours && existing.pid !== undefined && !isAlive(existing.pid);
-  return {
+  const claim = {
     group: existing.localGroupId,
     set: existing,
-    owned: orphan,
+    owned: false,
     groupDiffers: options.group !== undefined && options.group !== existing.localGroupId,
     support,
   };
+  const recorded = existing.ours ? existing.ownerProcess : undefined;
+  if (options.markOwner !== true || recorded === undefined) return claim;
+  const self = thisProcess();
+  if (sameOwner(recorded, self)) return { ...claim, owned: true };
+  const previousOwner = await judgeOwner(recorded, self);
+  if (previousOwner.alive) return { ...claim, previousOwner };
+  await holdBeacon(self);
+  // Stamped only while the dead owner's mark is still there: of two processes taking it over at once, one wins.
+  const [result] = await ovs.transact([
+    {
+      op: 'update',
+      table: 'Flow_Sample_Collector_Set',
+      where: [
+        ['_uuid', '==', ['uuid', existing.uuid]],
+        ['external_ids', 'includes', ['map', [[OWNER_KEY, OWNER], ...ownerExternalIds(recorded)]]],
+      ],
+      row: {
+        external_ids: ['map', [...Object.entries(existing.externalIds).filter(([key]) => !isOwnerKey(key)), ...ownerExternalIds(self)]],
+      },
+    },
+  ]);
+  const owned = (result as { count?: number }).count === 1;
+  return { ...claim, owned, previousOwner, set: owned ? { ...existing, ownerProcess: self } : existing };
 }
 
 /**
@@ -103,11 +127,15 @@ export async function addCollector(ovs: LocalOvs, options: AddCollectorOptions =
   }
   const existing = findCollectorSet(ovs, bridgeUuid, id);
   if (existing !== undefined) {
-    return reuse(existing, options, support);
+    return reuse(ovs, existing, options, support);
   }
   const group = options.group ?? DEFAULT_LOCAL_GROUP;
   const externalIds: [string, string][] = [[OWNER_KEY, OWNER]];
-  if (options.pid !== undefined) externalIds.push([PID_KEY, String(options.pid)]);
+  if (options.markOwner === true) {
+    const self = thisProcess();
+    await holdBeacon(self);
+    externalIds.push(...ownerExternalIds(self));
+  }
   const where = [
     ['id', '==', id],
     ['bridge', '==', ['uuid', bridgeUuid]],
@@ -126,7 +154,7 @@ export async function addCollector(ovs: LocalOvs, options: AddCollectorOptions =
     if (!(error instanceof OvsdbTransactionError)) throw error;
     const raced = await caughtUp(() => findCollectorSet(ovs, bridgeUuid, id));
     if (raced === undefined) throw error;
-    return reuse(raced, options, support);
+    return reuse(ovs, raced, options, support);
   }
   const created = await caughtUp(() => findCollectorSet(ovs, bridgeUuid, id));
   if (created === undefined) {

@@ -9,10 +9,10 @@ import {
   OWNER,
   OWNER_KEY,
   ownerText,
-  PID_KEY,
   type CollectorSetInfo,
 } from './collector-set';
 import type { CollectorOptions } from './collector';
+import { ownerExternalIds, ownerFromExternalIds, type OwnerProcess } from './collector-owner';
 import { OvsBridgeNotFoundError, OvsCollectorConflictError, OvsIpfixNotNeededError } from './errors';
 import type { LocalOvs } from './local-ovs';
 import { psampleSupport, type PsampleSupport } from './psample-support';
@@ -23,7 +23,7 @@ export interface AddIpfixCollectorOptions extends CollectorOptions {
   /** Attach IPFIX even though the datapath emits psample samples (each sample then costs an upcall, and comes twice). */
   readonly force?: boolean;
   /** Marks the row as made by this process, to be removed by it (watch --add-ovs-collector). */
-  readonly pid?: number;
+  readonly owner?: OwnerProcess;
 }
 
 /** The IPFIX row of a collector set, as read from the mirror. */
@@ -31,7 +31,8 @@ export interface IpfixRow {
   readonly uuid: string;
   readonly targets: readonly string[];
   readonly ours: boolean;
-  readonly pid?: number;
+  /** The process that made it, when a watch did. */
+  readonly ownerProcess?: OwnerProcess;
 }
 
 export interface IpfixCollectorClaim {
@@ -73,13 +74,13 @@ function ipfixRow(ovs: LocalOvs, uuid: string): IpfixRow | undefined {
   const row = ovs.cache.table('IPFIX').get(uuid);
   if (row === undefined) return undefined;
   const externalIds = mapColumn(row, 'external_ids');
-  const pid = Number(externalIds.get(PID_KEY));
+  const ownerProcess = ownerFromExternalIds(Object.fromEntries([...externalIds].map(([key, value]) => [String(key), String(value)])));
   const targets = row.targets;
   return {
     uuid,
     targets: Array.isArray(targets) ? targets.filter((target): target is string => typeof target === 'string') : [],
     ours: externalIds.get(OWNER_KEY) === OWNER,
-    ...(Number.isInteger(pid) && pid > 0 ? { pid } : {}),
+    ...(ownerProcess === undefined ? {} : { ownerProcess }),
   };
 }
 
@@ -125,10 +126,7 @@ export async function addIpfixCollector(ovs: LocalOvs, options: AddIpfixCollecto
     );
   }
   const forced = support.supported !== false;
-  const marks: [string, string][] = [
-    [OWNER_KEY, OWNER],
-    ...(options.pid === undefined ? [] : [[PID_KEY, String(options.pid)] as [string, string]]),
-  ];
+  const marks: [string, string][] = [[OWNER_KEY, OWNER], ...(options.owner === undefined ? [] : ownerExternalIds(options.owner))];
   const setWhere = [
     ['id', '==', id],
     ['bridge', '==', ['uuid', bridge._uuid]],

@@ -1,6 +1,6 @@
 import { addon, type NativeInjector } from '../native/binding';
 import { fromNativeError, InvalidOptionError } from './errors';
-import { netnsSpec } from './options';
+import { netnsPath } from './options';
 
 export interface InjectorOptions {
   protocol: 'usersock' | 'generic';
@@ -22,7 +22,7 @@ export class PsampleInjector {
       this.#native = new addon.NativeInjector({
         protocol: options.protocol,
         groupId: options.groupId,
-        netns: netnsSpec(options.netns),
+        netns: netnsPath(options.netns),
       });
     } catch (error) {
       throw fromNativeError(error);

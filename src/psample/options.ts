@@ -19,13 +19,18 @@ function flag(name: string, value: unknown): boolean {
   return value ?? false;
 }
 
-export function netnsSpec(netns: string | number | undefined): string | undefined {
+/**
+ * The file of the network namespace `netns` names: a path as it is, a pid's /proc/PID/ns/net, a
+ * name's /run/netns/NAME (where `ip netns add` puts it). The addon opens what this says.
+ */
+export function netnsPath(netns: string | number | undefined): string | undefined {
   if (netns === undefined) return undefined;
-  if (typeof netns === 'number') return String(integerIn('netns (pid)', netns, 1, 2 ** 22));
+  if (typeof netns === 'number') return `/proc/${integerIn('netns (pid)', netns, 1, 2 ** 22)}/ns/net`;
   if (typeof netns !== 'string' || netns === '' || netns.includes('\0')) {
     throw new InvalidOptionError('netns must be a name under /run/netns, a path, or a pid');
   }
-  return netns;
+  if (netns.includes('/')) return netns;
+  return /^\d+$/.test(netns) ? `/proc/${netns}/ns/net` : `/run/netns/${netns}`;
 }
 
 /** Checks user options and fills defaults, so the addon only ever sees well-typed values. */
@@ -42,7 +47,7 @@ export function nativeReaderOptions(options: OpenPsampleOptions): NativeReaderOp
     protocol: source?.protocol ?? 'kernel',
     familyId: source ? integerIn('source.familyId', source.familyId, 16, 0xffff) : undefined,
     groupId: source ? integerIn('source.groupId', source.groupId, 1, source.protocol === 'usersock' ? 32 : 2 ** 32 - 1) : undefined,
-    netns: netnsSpec(options.netns),
+    netns: netnsPath(options.netns),
     groups,
     config: flag('config', options.config),
     listenAllNsid: flag('listenAllNsid', options.listenAllNsid),

@@ -33,6 +33,10 @@ it('watch --metrics: a real Prometheus scrapes samples, drops, decode outcomes, 
     `127.0.0.1:${port}`,
   ]);
   await run.listening;
+  // Ready once the socket has joined and both OVN databases are synced.
+  await run.logged((record) => record.msg === 'ready', 'ready');
+  const readyz = await fetch(`http://127.0.0.1:${port}/readyz`);
+  expect([readyz.status, await readyz.text()]).toEqual([200, 'ready\n']);
   const prometheus = await startPrometheus(`127.0.0.1:${port}`);
   try {
     for (let seq = 1; seq <= 3; seq++) {

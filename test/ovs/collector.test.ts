@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addCollector, releaseCollector } from '../../src/ovs/collector';
 import { CollectorWatch } from '../../src/ovs/collector-watch';
 import { collectorSets } from '../../src/ovs/collector-set';
+import { ownerExternalIds, thisProcess } from '../../src/ovs/collector-owner';
 import { LocalOvs } from '../../src/ovs/local-ovs';
 import { OvsBridgeNotFoundError, OvsPsampleUnsupportedError } from '../../src/ovs/errors';
 import { OvsdbClient } from '../../src/ovsdb/client';
@@ -119,8 +120,8 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
 
   it('releaseCollector removes only the set its claim made, and only while it still carries our mark', async () => {
     const ovs = await open(node);
-    const claim = await addCollector(ovs, { pid: process.pid });
-    expect(claim).toMatchObject({ owned: true, group: 42, set: { ours: true, pid: process.pid } });
+    const claim = await addCollector(ovs, { markOwner: true });
+    expect(claim).toMatchObject({ owned: true, group: 42, set: { ours: true, ownerProcess: thisProcess() } });
     // Someone takes the row over: it is theirs now.
     await node.writer.transact('Open_vSwitch', [
       {
@@ -138,7 +139,7 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
     const dead = 2 ** 22 + 1; // above pid_max's default: no such process
     await node.insertCollectorSet({ id: 42, localGroupId: 42, externalIds: { owner: 'ovn-psample', 'ovn-psample-pid': String(dead) } });
     const ovs = await open(node);
-    const orphan = await addCollector(ovs, { pid: process.pid });
+    const orphan = await addCollector(ovs, { markOwner: true });
     expect(orphan.owned).toBe(true);
     expect(await releaseCollector(ovs, orphan)).toBe(true);
 
@@ -147,9 +148,76 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
       localGroupId: 42,
       externalIds: { owner: 'ovn-psample', 'ovn-psample-pid': String(process.ppid) },
     });
-    const shared = await addCollector(ovs, { pid: process.pid });
+    const shared = await addCollector(ovs, { markOwner: true });
     expect(shared.owned).toBe(false);
     expect(await releaseCollector(ovs, shared)).toBe(false);
+  });
+
+  describe('a set a watch marked, judged by what it records of its owner', () => {
+    const self = thisProcess();
+    const parent = (): Record<string, string> => {
+      const stat = readFileSync(`/proc/${process.ppid}/stat`, 'latin1');
+      return {
+        owner: 'ovn-psample',
+        'ovn-psample-pid': String(process.ppid),
+        'ovn-psample-pidns': self.pidNamespace!,
+        'ovn-psample-netns': self.netNamespace!,
+        'ovn-psample-boot-id': self.bootId!,
+        'ovn-psample-start-time': stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!,
+      };
+    };
+    const takeOver = async (externalIds: Record<string, string>): Promise<Awaited<ReturnType<typeof addCollector>>> => {
+      await node.insertCollectorSet({ id: 42, localGroupId: 42, externalIds: { ...externalIds, extra: 'kept' } });
+      return addCollector(await open(node), { markOwner: true });
+    };
+
+    it('a live owner (our parent, with its start time) keeps its set', async () => {
+      const claim = await takeOver(parent());
+      expect(claim).toMatchObject({ owned: false, previousOwner: { alive: true, reason: `process ${process.ppid} still runs` } });
+      expect((await node.collectorSetRows())[0]!.external_ids).toEqual({ ...parent(), extra: 'kept' });
+    });
+
+    it.each([
+      [
+        'the node booted since',
+        { 'ovn-psample-boot-id': '00000000-0000-4000-8000-000000000000' },
+        'it was made before the node last booted',
+      ],
+      ['its pid is another process now', { 'ovn-psample-start-time': '1' }, `pid ${process.ppid} is another process now`],
+      [
+        'its pid is this process now (pid 1 of a pod)',
+        { 'ovn-psample-pid': String(process.pid), 'ovn-psample-start-time': '1' },
+        `pid ${process.pid} is this process now`,
+      ],
+      ['it left no process', { 'ovn-psample-pid': String(2 ** 22 + 1) }, `no process ${2 ** 22 + 1} is left`],
+      [
+        'it ran in another pid namespace of this network namespace and its beacon is gone',
+        { 'ovn-psample-pidns': '1' },
+        `process ${process.ppid} of pid namespace 1 has exited`,
+      ],
+    ])(
+      'an owner is dead when %s: the set is taken over, stamped with this process, and removed at release',
+      async (_case, change, reason) => {
+        const claim = await takeOver({ ...parent(), ...change });
+        expect(claim).toMatchObject({ owned: true, previousOwner: { alive: false, reason } });
+        const [row] = await node.collectorSetRows();
+        expect(row!.external_ids).toEqual({ extra: 'kept', ...Object.fromEntries([['owner', 'ovn-psample'], ...ownerExternalIds(self)]) });
+        expect(await releaseCollector(await open(node), claim)).toBe(true);
+        expect(await node.collectorSetRows()).toEqual([]);
+      },
+    );
+
+    it('an owner in another pid and network namespace cannot be judged: its set is left to it', async () => {
+      const claim = await takeOver({ ...parent(), 'ovn-psample-pidns': '1', 'ovn-psample-netns': '1' });
+      expect(claim).toMatchObject({ owned: false, previousOwner: { alive: true } });
+    });
+
+    it("two processes taking over a dead owner's set at once: exactly one owns it", async () => {
+      await node.insertCollectorSet({ id: 42, localGroupId: 42, externalIds: { ...parent(), 'ovn-psample-start-time': '1' } });
+      const [a, b] = [await open(node), await open(node)];
+      const claims = await Promise.all([addCollector(a, { markOwner: true }), addCollector(b, { markOwner: true })]);
+      expect(claims.map((claim) => claim.owned).sort()).toEqual([false, true]);
+    });
   });
 
   it('CollectorWatch reports a set vanishing under it, coming back, and changing group', async () => {

@@ -1,4 +1,7 @@
 import { Worker } from 'node:worker_threads';
+import { netnsPath } from '../../src/psample/options';
+
+// The raw addon opens the namespace file it is given: netnsPath names it, as the library does.
 
 /**
  * Sends pre-encoded messages from a worker thread, so the main JavaScript thread can be blocked
@@ -18,7 +21,7 @@ export function sendFromWorker(netns: string, groupId: number, messages: Uint8Ar
   `;
   const worker = new Worker(source, {
     eval: true,
-    workerData: { root: `${__dirname}/../..`, netns, groupId, messages, delayMs },
+    workerData: { root: `${__dirname}/../..`, netns: netnsPath(netns), groupId, messages, delayMs },
   });
   return new Promise((resolve, reject) => {
     worker.once('message', (sent: number) => {
@@ -53,7 +56,7 @@ export function sendWhileBlocked(netns: string, groupId: number, messages: Uint8
   `;
   const worker = new Worker(source, {
     eval: true,
-    workerData: { root: `${__dirname}/../..`, netns, groupId, messages, done },
+    workerData: { root: `${__dirname}/../..`, netns: netnsPath(netns), groupId, messages, done },
   });
   if (Atomics.wait(done, 0, 0, 60_000) === 'timed-out') throw new Error('the sender worker did not finish within 60 s');
   return { sent: messages.length, exited: worker.terminate() };

@@ -5,8 +5,9 @@ import { JsonFormatter } from '../../output/event-json';
 import { EventLines } from '../../output/event-lines';
 import { ObservFormatter } from '../../output/event-observ';
 import { PcapngWriter } from '../../output/pcapng';
-import { OvnPsampleMetrics } from '../../metrics/metrics';
+import { OvnPsampleMetrics, type MetricsSources } from '../../metrics/metrics';
 import { parseListenAddress, serveMetrics } from '../metrics-server';
+import { Readiness } from '../readiness';
 import { CliUsageError } from '../errors';
 import { startPipeline, type Pipeline } from '../event-pipeline';
 import { defineCommand } from '../command';
@@ -64,7 +65,10 @@ export function watchCommand(): Command {
       '--pcapng <file>',
       "also write the packets as pcapng (Wireshark) to FILE, or - for stdout (then text goes only to --output): kernel timestamps, one interface per ingress ifindex, the verdict chain and cookies as each packet's comment",
     )
-    .option('--metrics <host:port>', 'serve Prometheus metrics on http://HOST:PORT/metrics while watching')
+    .option(
+      '--metrics <host:port>',
+      'serve Prometheus metrics on http://HOST:PORT/metrics, and /healthz and /readyz for probes, while watching',
+    )
     .addHelpText('after', EXAMPLES);
   addStopOptions(command, 'showing n packets');
   return defineCommand(command, async (flags: WatchFlags, log) => {
@@ -96,45 +100,58 @@ export function watchCommand(): Command {
         await output?.close();
         await pcapngOutput?.close();
       };
-      let pipeline: Pipeline;
+      // Served before the pipeline starts: a port in use fails before a collector set is made, and probes see it start.
+      let pipeline: Pipeline | undefined;
+      const readiness = new Readiness(
+        () => pipeline?.notReady() ?? ['starting: the collector set, the databases and the psample socket are being set up'],
+        log,
+      );
+      const sources = (): MetricsSources | undefined => pipeline?.metricsSources;
+      const metrics =
+        metricsAddress === undefined
+          ? undefined
+          : new OvnPsampleMetrics(
+              {},
+              {
+                socketStats: () => sources()?.socketStats?.(),
+                decoderStats: () => sources()?.decoderStats?.(),
+                connections: () => sources()?.connections?.() ?? new Map(),
+                mirrorSizes: () => sources()?.mirrorSizes?.() ?? new Map(),
+              },
+            );
+      let server: Awaited<ReturnType<typeof serveMetrics>> | undefined;
       try {
+        if (metrics !== undefined && metricsAddress !== undefined) {
+          server = await serveMetrics(metrics.registry, metricsAddress, readiness);
+          const base = `http://${metricsAddress.host.includes(':') ? `[${metricsAddress.host}]` : metricsAddress.host}:${metricsAddress.port}`;
+          log.info({ metrics: server.address() }, `Prometheus metrics on ${base}/metrics, probes on ${base}/healthz and ${base}/readyz`);
+        }
         pipeline = await startPipeline(options, log);
       } catch (error) {
+        readiness.close();
+        server?.close();
         await closeOutputs();
         throw error;
       }
+      const started = pipeline;
       const pcapng =
-        pcapngOutput === undefined ? undefined : new PcapngWriter((bytes) => pcapngOutput.write(bytes), pipeline.interfaces.name);
+        pcapngOutput === undefined ? undefined : new PcapngWriter((bytes) => pcapngOutput.write(bytes), started.interfaces.name);
       const color =
         flags.color !== false && flags.output === undefined && process.stdout.isTTY === true && process.env.NO_COLOR === undefined;
       const formatter =
         flags.format === 'json'
-          ? new JsonFormatter(pipeline.interfaces.name)
+          ? new JsonFormatter(started.interfaces.name)
           : flags.format === 'observ'
             ? new ObservFormatter({
                 logCookie: flags.logCookie === true,
                 printFullPacket: flags.printFullPacket === true,
-                enrich: pipeline.ovn !== undefined,
+                enrich: started.ovn !== undefined,
               })
-            : new HumanFormatter(color, pipeline.interfaces.name);
+            : new HumanFormatter(color, started.interfaces.name);
       const lines = output === undefined ? undefined : new EventLines(formatter, output);
       const counts: WatchCounts = { packets: 0, shown: 0, filtered: 0 };
-      const metrics = metricsAddress === undefined ? undefined : new OvnPsampleMetrics({}, pipeline.metricsSources);
-      let server: Awaited<ReturnType<typeof serveMetrics>> | undefined;
-      try {
-        if (metrics !== undefined && metricsAddress !== undefined) {
-          server = await serveMetrics(metrics.registry, metricsAddress);
-          log.info(
-            { metrics: server.address() },
-            `Prometheus metrics on http://${metricsAddress.host.includes(':') ? `[${metricsAddress.host}]` : metricsAddress.host}:${metricsAddress.port}/metrics`,
-          );
-        }
-      } catch (error) {
-        await pipeline.close();
-        await closeOutputs();
-        throw error;
-      }
-      pipeline.assembler.on('event', (event) => {
+      readiness.check();
+      started.assembler.on('event', (event) => {
         counts.packets++;
         metrics?.observe(event);
         if (counts.shown >= limit) return;
@@ -147,10 +164,10 @@ export function watchCommand(): Command {
         pcapng?.packet(event);
         if (counts.shown >= limit) stop();
       });
-      pipeline.socket.on('drop', (drop) =>
+      started.socket.on('drop', (drop) =>
         log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} sample(s) lost (${drop.kind} drops)`),
       );
-      pipeline.socket.on('gap', (gap) => {
+      started.socket.on('gap', (gap) => {
         if (gap.phase === 'start')
           log.warn(
             { gaps: gap.total },
@@ -162,16 +179,18 @@ export function watchCommand(): Command {
             'the psample family is back: listening again',
           );
       });
-      pipeline.socket.on('error', (error) => stop(error));
+      started.socket.on('error', (error) => stop(error));
       return async () => {
+        // Judged before the pipeline closes, which ends every part of it.
+        const readinessAtExit = readiness.summary();
         try {
           server?.closeAllConnections();
           server?.close();
-          await pipeline.close();
+          await started.close();
         } finally {
           lines?.flush();
           await closeOutputs();
-          const summary = watchSummary(pipeline.socketStats(), counts, pipeline.decoderStats());
+          const summary = watchSummary(started.socketStats(), counts, started.decoderStats(), readinessAtExit);
           log.info(summary.fields, summary.text);
         }
       };

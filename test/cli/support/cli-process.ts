@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const cli = path.join(__dirname, '..', '..', '..', 'dist', 'cli', 'main.js');
@@ -19,8 +20,28 @@ export interface CliProcess {
   records(): Record<string, unknown>[];
 }
 
-export function startCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv; binaryStdout?: boolean } = {}): CliProcess {
-  const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+export interface StartCliOptions {
+  env?: NodeJS.ProcessEnv;
+  binaryStdout?: boolean;
+  /**
+   * Run it as pid 1 of a new pid namespace, as in a pod without hostPID (util-linux unshare; the
+   * CLI dies with it). `child` is then unshare: signal the CLI itself through `cliPid()`.
+   */
+  pidNamespace?: boolean;
+}
+
+/** The pid (in this test's namespace) of the CLI that `startCli({ pidNamespace: true })` runs under unshare. */
+export function cliPid(run: CliProcess): number {
+  const children = readFileSync(`/proc/${run.child.pid}/task/${run.child.pid}/children`, 'latin1').trim();
+  return Number(children.split(' ')[0]);
+}
+
+export function startCli(args: readonly string[], options: StartCliOptions = {}): CliProcess {
+  const command =
+    options.pidNamespace === true
+      ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL', process.execPath, cli, ...args]
+      : [process.execPath, cli, ...args];
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let stdout = '';
   let stderr = '';
   const records: Record<string, unknown>[] = [];
