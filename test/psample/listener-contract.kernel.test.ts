@@ -4,7 +4,7 @@ import { encodePsample, openPsample, type PsampleDropEvent, type PsampleMessage,
 import { dist, runNodeScript } from '../support/child';
 import { fileNetns } from '../support/netns';
 import { settle, waitFor } from '../support/receive';
-import { blockThread, sendFromWorker } from '../support/worker-sender';
+import { sendWhileBlocked } from '../support/worker-sender';
 
 // What a listener may do to the socket that calls it: throw, or close the socket.
 const GROUP = 8;
@@ -73,12 +73,12 @@ it('close() from a listener: no sample after it, the earlier ones in order, and 
     seen.push(sample.groupSeq);
     if (seen.length === 100) socket!.close();
   });
-  // The burst is sent while this thread is blocked, so it waits in the socket and in the reader's
-  // queue, and the listener closes the socket in the middle of a batch.
+  // The burst is sent while this thread is blocked, to the last message, so it waits in the socket
+  // and in the reader's queue, and the listener closes the socket in the middle of a batch. (A
+  // sender still running after the close would multicast to a socket that left the group: nobody's
+  // count.)
   const messages = Array.from({ length: SENT }, (_, i) => encodePsample({ group: 1, groupSeq: i }, { familyId: FAMILY }));
-  const sending = sendFromWorker(ns.name, GROUP, messages, 20);
-  blockThread(500);
-  const sent = await sending;
+  const { sent } = sendWhileBlocked(ns.name, GROUP, messages);
   await waitFor(() => socket!.closed, 10_000, 'the listener to close the socket');
   await settle();
 
