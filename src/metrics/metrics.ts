@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import type { FlowInterval } from '../events/flow-aggregator';
 import type { NetworkEvent } from '../events/network-event';
 import type { OvnDecoderStats } from '../ovn/decode-stats';
 import type { PsampleStats } from '../psample/types';
@@ -63,6 +64,8 @@ export class OvnPsampleMetrics {
   readonly registry: Registry;
   private readonly samples: Counter<'group' | 'app'>;
   private readonly verdicts: Counter<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'>;
+  private readonly flowRecords: Counter;
+  private readonly flowOverflow: Counter;
   private readonly namespaces: BoundedLabel;
   private readonly policies: BoundedLabel;
 
@@ -82,6 +85,16 @@ export class OvnPsampleMetrics {
       name: `${prefix}verdicts_total`,
       help: `Verdicts of sampled packets, one per step of each verdict chain; namespace and policy keep ${max} values each, then "${OTHER_LABEL}"`,
       labelNames: ['action', 'owner_type', 'namespace', 'policy', 'direction'],
+      registers: [registry],
+    });
+    this.flowRecords = new Counter({
+      name: `${prefix}flow_records_total`,
+      help: 'Flow records written by watch --aggregate (one per flow and interval)',
+      registers: [registry],
+    });
+    this.flowOverflow = new Counter({
+      name: `${prefix}flow_overflow_packets_total`,
+      help: 'Sampled packets watch --aggregate counted but put in no flow record: their interval already held --aggregate-max-flows flows',
       registers: [registry],
     });
     const totals = new TotalsSince();
@@ -158,5 +171,11 @@ export class OvnPsampleMetrics {
         direction: owner?.direction ?? '',
       });
     }
+  }
+
+  /** Counts one interval of watch --aggregate: its flow records and the sampled packets that overflowed its table. */
+  observeFlowInterval(interval: FlowInterval): void {
+    this.flowRecords.inc(interval.flows.length);
+    this.flowOverflow.inc(interval.overflow.sampledPackets);
   }
 }
