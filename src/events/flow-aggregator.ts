@@ -35,7 +35,7 @@ export interface Flow extends SampledCounts {
   readonly dstPort: number | undefined;
   readonly icmpType: number | undefined;
   readonly icmpCode: number | undefined;
-  /** Kernel times of its first and last sampled packet, ms since the epoch. */
+  /** Kernel times of its first and last sampled packet, ms since the epoch (fractional, to about a µs). */
   firstSeenMs: number;
   lastSeenMs: number;
 }

@@ -1,13 +1,14 @@
 import type { Flow, FlowInterval, SampledCounts } from '../events/flow-aggregator';
 import { chainJsonOf } from './chain-json';
 import { jsonString, numberMember } from './json-text';
-import type { LineBuffer } from './line-buffer';
+import { LineBuffer } from './line-buffer';
 import { sharedJsonBytes } from './shared-json';
 
 /** Bumped when a field changes meaning or goes away; new fields may appear without it. */
 export const FLOW_JSON_VERSION = 1;
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+// Kernel times reach here as float ms (to about a µs): rounded, not truncated, to the ms.
+const iso = (ms: number): string => new Date(Math.round(ms)).toISOString();
 
 /** Packets stand-for estimates are sums of 1/probability: whole packets in the record. */
 function countsJson(counts: SampledCounts): string {
@@ -32,6 +33,17 @@ function writeSide(out: LineBuffer, name: string, flow: Flow, side: 'src' | 'dst
  * then one `interval` line with the interval's totals and what overflowed its flow table.
  */
 export class FlowJsonFormatter {
+  readonly #scratch = new LineBuffer();
+
+  /** The interval's lines as a string ('\n' after each). */
+  format(interval: FlowInterval): string {
+    this.write(interval, this.#scratch);
+    const lines = this.#scratch.take().toString();
+    this.#scratch.recycle();
+    return lines;
+  }
+
+  /** The interval's lines, written at the end of `out`. */
   write(interval: FlowInterval, out: LineBuffer): void {
     const head = `{"version":${FLOW_JSON_VERSION},"type":"flow","start":"${iso(interval.startMs)}","end":"${iso(interval.endMs)}"`;
     for (const flow of interval.flows) {
