@@ -6,13 +6,14 @@
 // the addon's own parser, then
 //   listen   SampleLines('json').write(batch): the native line renderer, the reference;
 //   json     NetworkEventAssembler.pushBatch + JsonFormatter.write into a LineBuffer;
-//   human    the same with HumanFormatter.
+//   human    the same with HumanFormatter;
+//   aggregate  watch --aggregate: pushBatch + FlowAggregator.add, the interval's records written once at the end.
 // No socket, decoder or pods (the lab benchmark, npm run bench:lab, measures those with the
 // kernel's samples): this is the hand-off from batches to bytes, where watch's own CPU goes.
 // With --before DIR (another built checkout), its watch path is measured in the same rounds:
 // assembler.push per sample and format() into strings, as that build's watch did.
 // Rounds alternate the consumers; the medians are compared. Last line:
-//   RESULT json_ratio=<json/listen> human_ratio=<human/listen> [before_json_ratio=… before_human_ratio=…]
+//   RESULT json_ratio=<json/listen> human_ratio=<human/listen> aggregate_ratio=<aggregate/listen> [before_json_ratio=… before_human_ratio=…]
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +50,13 @@ function load(root) {
       }
     })(),
     assembler: dist('events/event-assembler.js'),
+    flows: (() => {
+      try {
+        return { aggregator: dist('events/flow-aggregator.js'), json: dist('output/flow-json.js') };
+      } catch {
+        return undefined;
+      }
+    })(),
   };
 }
 
@@ -151,12 +159,27 @@ function consumers(build, label) {
     assembler.close();
     return bytes;
   };
+  const aggregate = (list) => {
+    const { NetworkEventAssembler } = build.assembler;
+    const assembler = new NetworkEventAssembler({ groupWindowMs: 50 });
+    const flows = new build.flows.aggregator.FlowAggregator(0);
+    assembler.on('event', (event) => flows.add(event));
+    for (const batch of list) {
+      assembler.pushBatch(batch);
+      assembler.flush();
+    }
+    assembler.close();
+    const out = new build.lineBuffer.LineBuffer();
+    new build.flows.json.FlowJsonFormatter().write(flows.take(1), out);
+    return out.take().length;
+  };
   return {
     batches,
     runs: {
       [`${label}listen`]: listen,
       [`${label}json`]: watch(() => new build.json.JsonFormatter(interfaceName)),
       [`${label}human`]: watch(() => new build.human.HumanFormatter(false, interfaceName)),
+      ...(build.flows === undefined ? {} : { [`${label}aggregate`]: aggregate }),
     },
   };
 }
@@ -173,7 +196,11 @@ const perSample = Object.fromEntries(Object.entries(figures).map(([name, values]
 console.log(`${packets} packets, 3 samples each, ${rounds} rounds; CPU per sample (median, us):`);
 for (const [name, value] of Object.entries(perSample)) console.log(`  ${name.padEnd(14)} ${value.toFixed(2)}`);
 const ratio = (name, reference) => (perSample[name] / perSample[reference]).toFixed(2);
-const result = [`json_ratio=${ratio('json', 'listen')}`, `human_ratio=${ratio('human', 'listen')}`];
+const result = [
+  `json_ratio=${ratio('json', 'listen')}`,
+  `human_ratio=${ratio('human', 'listen')}`,
+  `aggregate_ratio=${ratio('aggregate', 'listen')}`,
+];
 if (options.before !== undefined) {
   result.push(`before_json_ratio=${ratio('before:json', 'listen')}`, `before_human_ratio=${ratio('before:human', 'listen')}`);
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { DEFAULT_GROUP_WINDOW_MS } from '../events/event-assembler';
+import { DEFAULT_MAX_FLOWS } from '../events/flow-aggregator';
 import { compileFilter, type NetworkEventFilter } from '../events/filter';
 import type { NetworkEvent } from '../events/network-event';
 import { OvsdbRemoteError } from '../errors';
@@ -379,4 +380,62 @@ export function eventPredicate(flags: FilterFlags): (event: NetworkEvent) => boo
   } catch (error) {
     throw error instanceof InvalidOptionError ? new CliUsageError(error.message) : error;
   }
+}
+
+// --- watch --aggregate ----------------------------------------------------------------------------
+
+export interface AggregateFlags {
+  aggregate?: string;
+  aggregateMaxFlows?: string;
+}
+
+export function addAggregateOptions(command: Command): Command {
+  return command
+    .option(
+      '--aggregate <seconds>',
+      'instead of a line per packet, one JSON record per flow (endpoints, protocol and port, verdict chain) and interval of SECONDS, then one per interval with its totals',
+    )
+    .option(
+      '--aggregate-max-flows <n>',
+      `--aggregate: flows an interval holds; the packets of more flows are counted as overflow (default ${DEFAULT_MAX_FLOWS})`,
+    );
+}
+
+export interface AggregateOptions {
+  readonly seconds: number;
+  readonly maxFlows: number;
+}
+
+/**
+ * --aggregate and its cap, or undefined without it. `lineFormat`: the --format the user gave, if
+ * any; records are JSON, so only json goes with them.
+ */
+export function aggregateOptions(
+  flags: AggregateFlags & { output?: string; pcapng?: string; logCookie?: boolean; printFullPacket?: boolean },
+  lineFormat: string | undefined,
+): AggregateOptions | undefined {
+  if (flags.aggregate === undefined) {
+    if (flags.aggregateMaxFlows !== undefined)
+      throw new CliUsageError('--aggregate-max-flows caps the flows of --aggregate: add --aggregate SECONDS');
+    return undefined;
+  }
+  const seconds = wholeNumber('--aggregate', flags.aggregate, 1, 86_400);
+  const maxFlows =
+    flags.aggregateMaxFlows === undefined
+      ? DEFAULT_MAX_FLOWS
+      : wholeNumber('--aggregate-max-flows', flags.aggregateMaxFlows, 1, 10_000_000);
+  if (lineFormat !== undefined && lineFormat !== 'json') {
+    throw new CliUsageError(`--aggregate writes JSON flow records, not --format ${lineFormat}: leave --format out (or give --format json)`);
+  }
+  if (flags.logCookie === true || flags.printFullPacket === true) {
+    throw new CliUsageError(
+      '--log-cookie and --print-full-packet shape the observ format, which --aggregate does not write: leave them out',
+    );
+  }
+  if (flags.pcapng === '-' && flags.output === undefined) {
+    throw new CliUsageError(
+      '--pcapng - takes stdout, where --aggregate writes its records: give --output FILE for the records, or --pcapng FILE',
+    );
+  }
+  return { seconds, maxFlows };
 }

@@ -6,6 +6,8 @@ export interface WatchCounts {
   packets: number;
   shown: number;
   filtered: number;
+  /** With --aggregate: flow records written, and the sampled packets counted in no record (their interval's table was full). */
+  flows?: { records: number; overflow: number };
 }
 
 function sum(record: Readonly<Record<string, number>>): number {
@@ -24,6 +26,7 @@ export function watchSummary(
     packets: counts.packets,
     shown: counts.shown,
     filtered: counts.filtered,
+    ...(counts.flows === undefined ? {} : { flowRecords: counts.flows.records, flowOverflow: counts.flows.overflow }),
     kernelDrops: socket.kernelDrops,
     queueDrops: socket.queueDrops,
     closeDiscards: socket.closeDiscards,
@@ -36,8 +39,12 @@ export function watchSummary(
     decoder === undefined
       ? 'cookies not decoded'
       : `cookies: ${decoder.decoded} decoded, ${sum(decoder.unknown)} unknown, ${sum(decoder.stale)} stale`;
+  const shown =
+    counts.flows === undefined
+      ? `${counts.shown} shown`
+      : `${counts.shown} aggregated into ${counts.flows.records} flow records (${counts.flows.overflow} sampled packets in none: the flow table was full)`;
   const text =
-    `summary: ${socket.received} samples received (${counts.packets} packets), ${counts.shown} shown, ${counts.filtered} filtered out; ` +
+    `summary: ${socket.received} samples received (${counts.packets} packets), ${shown}, ${counts.filtered} filtered out; ` +
     `dropped ${socket.kernelDrops} in the kernel and ${socket.queueDrops} in the queue, ${socket.closeDiscards} unread at exit; ` +
     `${socket.familyGaps} psample family gap(s); ${socket.malformed} malformed; ${cookies}${readiness === undefined || readiness.text === '' ? '' : `; ${readiness.text}`}`;
   return { fields, text };

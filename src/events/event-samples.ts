@@ -12,6 +12,8 @@ export interface SampleSummary {
   /** timestampNs split into whole seconds since the epoch and the nanoseconds after them: no bigint arithmetic per line. */
   readonly epochSeconds: number;
   readonly nanoseconds: number;
+  /** timestampNs as a number (to about 256 ns): for time arithmetic without a bigint. */
+  readonly timeNs: number;
 }
 
 function summary(event: NetworkEvent): SampleSummary | undefined {
@@ -32,4 +34,23 @@ export function epochSecondsOf(event: NetworkEvent): number {
 
 export function nanosecondsOf(event: NetworkEvent): number {
   return summary(event)?.nanoseconds ?? Number(event.timestampNs % 1_000_000_000n);
+}
+
+/** The event's time in ms since the epoch (fractional). */
+export function epochMsOf(event: NetworkEvent): number {
+  const known = summary(event);
+  return known === undefined ? Number(event.timestampNs / 1_000n) / 1_000 : known.timeNs / 1e6;
+}
+
+/** psample's probability is scaled to this: 2^32 - 1 stands for 1 (include/uapi/linux/psample.h). */
+const PROBABILITY_ONE = 0xffffffff;
+
+/**
+ * The packets a sample stands for, from how it was sampled: 1 in `rate` packets, or, when
+ * `probability` is set (OVS's sample action), 1 / (rate / 2^32-1). A rate of 0 says nothing
+ * (no sampler gives it): the sample stands for itself.
+ */
+export function packetsSampledBy(sample: Pick<PsampleMessage, 'rate' | 'probability'>): number {
+  if (sample.rate === 0) return 1;
+  return sample.probability ? PROBABILITY_ONE / sample.rate : sample.rate;
 }

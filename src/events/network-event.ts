@@ -53,7 +53,7 @@ export interface NetworkEvent {
 }
 
 /** The chain as one sentence: steps joined by " → ". */
-export function chainText(event: NetworkEvent): string {
+export function chainText(event: Pick<NetworkEvent, 'chain'>): string {
   let text = '';
   for (const step of event.chain) text += text === '' ? step.text : ` → ${step.text}`;
   return text;

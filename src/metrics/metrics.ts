@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { NetworkEvent } from '../events/network-event';
+import type { FlowInterval } from '../events/flow-aggregator';
+import type { NetworkEvent, VerdictStep } from '../events/network-event';
 import type { OvnDecoderStats } from '../ovn/decode-stats';
 import type { PsampleStats } from '../psample/types';
 
@@ -40,6 +41,44 @@ class BoundedLabel {
   }
 }
 
+/** Increments of one series, summed between scrapes. */
+interface Pending<L extends string> {
+  readonly labels: Partial<Record<L, string>>;
+  count: number;
+}
+
+/** The series a step counts into: its samples' per psample group, and its verdict's. */
+interface StepSeries {
+  readonly app: string;
+  readonly samples: Map<number, Pending<'group' | 'app'>>;
+  readonly verdict: Pending<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'>;
+}
+
+/**
+ * Counts per series as plain numbers, handed to prom-client when it is read (`collect`): a
+ * counter's inc() hashes and checks its label object, which per packet cost more than grouping
+ * the packet's samples. Series are kept by label values, so steps that say the same (and chains
+ * made again after the decoder changed) share them.
+ */
+class SeriesTotals<L extends string> {
+  readonly #series = new Map<string, Pending<L>>();
+
+  series(labels: Partial<Record<L, string>>): Pending<L> {
+    const key = JSON.stringify(labels);
+    let series = this.#series.get(key);
+    if (series === undefined) this.#series.set(key, (series = { labels, count: 0 }));
+    return series;
+  }
+
+  flush(counter: Counter<L>): void {
+    for (const series of this.#series.values()) {
+      if (series.count === 0) continue;
+      counter.inc(series.labels, series.count);
+      series.count = 0;
+    }
+  }
+}
+
 /** Feeds a counter from a monotonic total read at scrape time. */
 class TotalsSince {
   private readonly last = new Map<string, number>();
@@ -61,8 +100,12 @@ class TotalsSince {
  */
 export class OvnPsampleMetrics {
   readonly registry: Registry;
-  private readonly samples: Counter<'group' | 'app'>;
-  private readonly verdicts: Counter<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'>;
+  private readonly sampleSeries = new SeriesTotals<'group' | 'app'>();
+  private readonly verdictSeries = new SeriesTotals<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'>();
+  // Chains and their steps are shared by every packet that takes the same way (src/events/verdict-chains.ts).
+  private readonly stepSeries = new WeakMap<VerdictStep, StepSeries>();
+  private readonly flowRecords: Counter;
+  private readonly flowOverflow: Counter;
   private readonly namespaces: BoundedLabel;
   private readonly policies: BoundedLabel;
 
@@ -72,16 +115,34 @@ export class OvnPsampleMetrics {
     const max = options.maxLabelValues ?? DEFAULT_MAX_LABEL_VALUES;
     this.namespaces = new BoundedLabel(max);
     this.policies = new BoundedLabel(max);
-    this.samples = new Counter({
+    const sampleSeries = this.sampleSeries;
+    const samples: Counter<'group' | 'app'> = new Counter({
       name: `${prefix}samples_total`,
       help: 'psample samples received, by psample group and OVN sampling application',
       labelNames: ['group', 'app'],
       registers: [registry],
+      collect() {
+        sampleSeries.flush(samples);
+      },
     });
-    this.verdicts = new Counter({
+    const verdictSeries = this.verdictSeries;
+    const verdicts: Counter<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'> = new Counter({
       name: `${prefix}verdicts_total`,
       help: `Verdicts of sampled packets, one per step of each verdict chain; namespace and policy keep ${max} values each, then "${OTHER_LABEL}"`,
       labelNames: ['action', 'owner_type', 'namespace', 'policy', 'direction'],
+      registers: [registry],
+      collect() {
+        verdictSeries.flush(verdicts);
+      },
+    });
+    this.flowRecords = new Counter({
+      name: `${prefix}flow_records_total`,
+      help: 'Flow records written by watch --aggregate (one per flow and interval)',
+      registers: [registry],
+    });
+    this.flowOverflow = new Counter({
+      name: `${prefix}flow_overflow_packets_total`,
+      help: 'Sampled packets watch --aggregate counted but put in no flow record: their interval already held --aggregate-max-flows flows',
       registers: [registry],
     });
     const totals = new TotalsSince();
@@ -146,17 +207,35 @@ export class OvnPsampleMetrics {
 
   /** Counts one packet: its samples by group and app, and each step's verdict. */
   observe(event: NetworkEvent): void {
-    const group = String(event.group);
+    const group = event.group;
     for (const step of event.chain) {
-      this.samples.inc({ group, app: step.event?.app ?? 'unknown' }, step.samples);
-      const owner = step.event?.owner;
-      this.verdicts.inc({
+      let series = this.stepSeries.get(step);
+      if (series === undefined) this.stepSeries.set(step, (series = this.seriesOf(step)));
+      let samples = series.samples.get(group);
+      if (samples === undefined) series.samples.set(group, (samples = this.sampleSeries.series({ group: String(group), app: series.app })));
+      samples.count += step.samples;
+      series.verdict.count++;
+    }
+  }
+
+  private seriesOf(step: VerdictStep): StepSeries {
+    const owner = step.event?.owner;
+    return {
+      app: step.event?.app ?? 'unknown',
+      samples: new Map(),
+      verdict: this.verdictSeries.series({
         action: step.verdict,
         owner_type: owner?.type ?? (step.event?.flow !== undefined ? 'LogicalFlow' : 'none'),
         namespace: this.namespaces.value(owner?.namespace ?? ''),
         policy: this.policies.value(owner === undefined ? step.policy : (owner.name ?? step.policy)),
         direction: owner?.direction ?? '',
-      });
-    }
+      }),
+    };
+  }
+
+  /** Counts one interval of watch --aggregate: its flow records and the sampled packets that overflowed its table. */
+  observeFlowInterval(interval: FlowInterval): void {
+    this.flowRecords.inc(interval.flows.length);
+    this.flowOverflow.inc(interval.overflow.sampledPackets);
   }
 }

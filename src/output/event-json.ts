@@ -1,11 +1,11 @@
-import { formatCookieHex } from '../ovn/cookie';
-import { chainText, type NetworkEvent, type VerdictStep } from '../events/network-event';
+import type { NetworkEvent } from '../events/network-event';
 import { epochSecondsOf, firstSampleOf, nanosecondsOf, sampleCountOf } from '../events/event-samples';
 import { LineBuffer } from './line-buffer';
 import { toHex } from './hex';
-import { jsonString, member, numberMember } from './json-text';
+import { chainJsonOf } from './chain-json';
+import { jsonString, numberMember } from './json-text';
 import { writePacketJsonTail } from './packet-forms';
-import { sharedJson, sharedJsonBytes } from './shared-json';
+import { sharedJsonBytes } from './shared-json';
 
 /** Bumped when a field changes meaning or goes away; new fields may appear without it. */
 export const EVENT_JSON_VERSION = 1;
@@ -27,38 +27,6 @@ class IsoClock {
 /** The time in ns since the epoch, as the decimal digits of timestampNs. */
 function nanosecondsText(seconds: number, nanoseconds: number): string {
   return seconds === 0 ? String(nanoseconds) : `${seconds}${String(nanoseconds).padStart(9, '0')}`;
-}
-
-function step(step: VerdictStep): string {
-  const ids = step.cookie;
-  return (
-    `{"verdict":"${step.verdict}","text":${jsonString(step.text)},"policy":${jsonString(step.policy)},"samples":${step.samples}` +
-    (ids === undefined ? '' : `,"cookie":"${formatCookieHex(ids)}","obsDomainId":${ids.obsDomainId},"obsPointId":${ids.obsPointId}`) +
-    member('event', step.event === undefined ? undefined : sharedJson(step.event)) +
-    '}'
-  );
-}
-
-/** What a line says of its chain, in UTF-8: before the endpoints (`verdict`, `message`) and after them (`chain`). */
-interface ChainJson {
-  readonly head: Buffer;
-  readonly steps: Buffer;
-}
-// Chains are shared by every packet that takes the same way (src/events/verdict-chains.ts).
-const chainJson = new WeakMap<readonly VerdictStep[], ChainJson>();
-
-function chainJsonOf(event: NetworkEvent): ChainJson {
-  let json = chainJson.get(event.chain);
-  if (json === undefined) {
-    let steps = '';
-    for (const s of event.chain) steps += steps === '' ? step(s) : `,${step(s)}`;
-    json = {
-      head: Buffer.from(`,"verdict":"${event.verdict}","message":${jsonString(chainText(event))}`),
-      steps: Buffer.from(`,"chain":[${steps}]`),
-    };
-    chainJson.set(event.chain, json);
-  }
-  return json;
 }
 
 /** Interface names met before they start over. */

@@ -144,4 +144,80 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
     expect(stderr).toMatch(/"msg":"summary: \d+ samples received/);
     expect(collectorSets()).toBe('');
   });
+  it('--aggregate: at SIGINT a record per flow with pods, protocol, ICMP type and verdict chain, the packets OVS sampled at probability 1, and the interval line', async () => {
+    expect(collectorSets()).toBe('');
+    const child = spawn(process.execPath, [CLI, 'watch', '--add-ovs-collector', '--aggregate', '3600', '--log-format', 'json'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`watch did not start listening within 60 s:\n${stderr}`)), 60_000);
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (/"msg":"listening/.test(stderr)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      void exited.then((code) => reject(new Error(`watch exited (${code}) before listening:\n${stderr}`)));
+    });
+    await traffic('shop_frontend', 'ping', ['-c', '3', '-i', '0.3', '-W', '1', podOf(node, 'shop_backend').ip]);
+    await traffic('shop_frontend', 'ping', ['-c', '2', '-i', '0.3', '-W', '1', podOf(node, 'shop_db').ip]);
+    await settle(1500);
+    // Nothing per packet: the interval is an hour.
+    expect(stdout).toBe('');
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+
+    interface FlowRecord extends Omit<WatchEvent, 'samples'> {
+      type: string;
+      protocol?: number;
+      icmpType?: number;
+      sampledPackets: number;
+      samples: number;
+      packets: number;
+    }
+    const records = stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as FlowRecord);
+    const flows = records.filter((record) => record.type === 'flow');
+    const interval = records.at(-1)!;
+    expect(interval).toMatchObject({ type: 'interval', flows: flows.length, overflow: { sampledPackets: 0 } });
+    const sum = (list: FlowRecord[], field: 'sampledPackets' | 'samples' | 'packets'): number => list.reduce((n, f) => n + f[field], 0);
+    for (const field of ['sampledPackets', 'samples', 'packets'] as const) expect(interval[field]).toBe(sum(flows, field));
+    const requests = (dst: string): FlowRecord[] =>
+      flows.filter((f) => f.src.ip === podOf(node, 'shop_frontend').ip && f.dst.ip === podOf(node, dst).ip && f.icmpType === 8);
+
+    // The first request is sampled as a new connection's, the others as established: two chains, two flows, every request in one.
+    const allowed = requests('shop_backend');
+    expect(sum(allowed, 'sampledPackets')).toBeGreaterThanOrEqual(3);
+    for (const flow of allowed) {
+      expect(flow).toMatchObject({
+        verdict: 'allow',
+        src: { kind: 'pod', namespace: 'shop', name: 'frontend' },
+        dst: { kind: 'pod', namespace: 'shop', name: 'backend' },
+        protocol: 1,
+        icmpType: 8,
+        message: 'Allowed by network policy allow-frontend in namespace shop',
+      });
+      // OVS samples at probability 1 (0xffffffff with the flag): a sampled packet stands for itself.
+      expect(flow.packets).toBe(flow.sampledPackets);
+    }
+    const dropped = requests('shop_db');
+    expect(dropped).toEqual([
+      expect.objectContaining({
+        verdict: 'drop',
+        dst: expect.objectContaining({ kind: 'pod', namespace: 'shop', name: 'db' }),
+        message: 'Dropped by network policies isolation in namespace shop',
+        sampledPackets: 2,
+        packets: 2,
+      }),
+    ]);
+    expect(stderr).toMatch(/"flowRecords":\d+/);
+    expect(collectorSets()).toBe('');
+  });
 });

@@ -7,6 +7,7 @@ import { createInjector, encodePsample, type PsampleInjector } from '../../src/i
 import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
 import { freePort } from '../support/ovsdb-server';
 import { debianTool } from '../support/debian-tool';
+import { tcpSyn } from '../cli/support/frames';
 import { podman, podmanLogs, projectImage } from '../support/podman';
 import { parseAllDocuments, stringify } from 'yaml';
 
@@ -226,7 +227,7 @@ describe('the DaemonSet of deploy/overlays/ovn-kubernetes under podman kube play
     priorityClassName?: string;
   }
 
-  it("its pod template runs as a pod: NET_ADMIN alone, the overlay's mounts, ready, and its collector set removed when the pod goes down", async () => {
+  it("its pod template runs as a pod: NET_ADMIN alone, the overlay's mounts, ready, flow records on stdout, and its collector set removed when the pod goes down", async () => {
     const kustomize = await debianTool('trixie', 'kustomize', '5.6', '/usr/bin/kustomize');
     const rendered = execFileSync(kustomize, ['build', path.join(__dirname, '..', '..', 'deploy', 'overlays', 'ovn-kubernetes')], {
       encoding: 'utf8',
@@ -276,10 +277,48 @@ describe('the DaemonSet of deploy/overlays/ovn-kubernetes under podman kube play
         expect.objectContaining({ id: 42, external_ids: expect.objectContaining({ owner: 'ovn-psample' }) }),
       ]);
       expect(await podmanLogs(name)).toMatch(/no OVN northbound database on this node/);
+      expect(container.args).toEqual(expect.arrayContaining(['--aggregate', '60']));
+      // Three connections to port 8080, one to 9090, each sampled at 1/2: two flows, nothing per packet.
+      const connection = (srcPort: number, dstPort: number, at: bigint): Uint8Array =>
+        encodePsample({
+          group: 42,
+          proto: 0x800,
+          data: tcpSyn({ src: '10.244.0.3', dst: '10.244.0.4', srcPort, dstPort }),
+          userCookie: COOKIE,
+          timestampNs: at,
+          rate: 0x7fffffff,
+          probability: true,
+        });
+      for (const [i, dstPort] of [8080, 8080, 8080, 9090].entries())
+        injector.send(connection(40_000 + i, dstPort, BigInt(i + 1) * 1_000_000_000n));
+      await until('the samples in the metrics', async () => {
+        const [, body] = await get(port, '/metrics');
+        return /^ovn_psample_samples_total\{group="42",app="[^"]*"\} 4$/m.test(body) ? true : undefined;
+      });
       // What a kubelet does to a pod it deletes: SIGTERM, then the grace period.
       await podman('pod', 'stop', '--time', '30', 'ovn-psample-test');
       expect(await pod.exitCode()).toBe(0);
-      expect(await podmanLogs(name)).toMatch(/"msg":"SIGTERM: stopping"/);
+      const logs = await podmanLogs(name);
+      expect(logs).toMatch(/"msg":"SIGTERM: stopping"/);
+      // The minute so far, written at SIGTERM: a record per flow, then the interval's.
+      const records = logs
+        .split('\n')
+        .filter((line) => line.startsWith('{"version":1,"type":'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records).toEqual([
+        expect.objectContaining({
+          type: 'flow',
+          src: { ip: '10.244.0.3' },
+          dst: { ip: '10.244.0.4' },
+          protocol: 6,
+          dstPort: 8080,
+          sampledPackets: 3,
+          packets: 6,
+          chain: [expect.objectContaining({ cookie: '0100000100000001' })],
+        }),
+        expect.objectContaining({ type: 'flow', dstPort: 9090, sampledPackets: 1, packets: 2 }),
+        expect.objectContaining({ type: 'interval', flows: 2, sampledPackets: 4, packets: 8 }),
+      ]);
       expect(await node.collectorSetRows()).toEqual([]);
     } finally {
       await podman('kube', 'down', file).catch(() => undefined);

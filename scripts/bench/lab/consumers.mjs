@@ -1,19 +1,22 @@
 // The programs the lab benchmark measures, each reading the same offered load in turn. A consumer
 // prints one line per sample to stdout (a file), or with `samplesPerLine` one line per group of
 // samples that says how many it holds; says on stderr that it is listening (a line matching
-// /listening/) once it has joined psample's group; and stops on SIGTERM. Adding one is one entry here.
+// /listening/) once it has joined psample's group; and stops on SIGTERM. One that writes what it
+// holds when it stops (`countsAtExit`) is counted again once it has exited. Adding one is one entry here.
 import { join } from 'node:path';
 
 /** The consumer RESULT's ratios, loss and drain are about: what an operator runs on an OVN node. */
 export const HEADLINE_CONSUMER = 'json+ovn';
 /** The consumer of RESULT's watch_* figures: the samples of one packet grouped, pods named. */
 export const WATCH_CONSUMER = 'watch';
+/** The consumer of RESULT's agent_* figures: what the DaemonSet runs, watch --aggregate with metrics. */
+export const AGENT_CONSUMER = 'agent';
 export const REFERENCE_CONSUMER = 'c';
 // Per scenario; text+ovn only on request: text costs about what json does, and each run of an
 // ovn-psample consumer that cannot keep up waits out the drain cap.
 export const DEFAULT_CONSUMERS = {
   tc: ['c', 'json', 'text', 'json+ovn', 'watch', 'watch-human'],
-  ovn: ['c', 'json', 'json+ovn', 'watch', 'watch-human'],
+  ovn: ['c', 'json', 'json+ovn', 'watch', 'watch-human', 'agent'],
 };
 
 // `listen` attaches the OVN decoder on its own when the node has ovn-central's default sockets
@@ -39,6 +42,30 @@ function watch(ctx, format = 'json') {
     String(ctx.group),
     '--format',
     format,
+    '--nb',
+    ctx.northbound,
+    '--sb',
+    ctx.southbound,
+    '--log-format',
+    'json',
+  ];
+}
+
+// The DaemonSet's args (deploy/base/daemonset.yaml) but the collector set and the privileges, which
+// the benchmark's node has set up: a record per flow and interval, Prometheus metrics observed per
+// packet. Intervals of 1 s rather than its 60: the burst's records are written within the run.
+function agent(ctx) {
+  return [
+    process.execPath,
+    ...ctx.nodeArgs,
+    join(ctx.project, 'dist', 'cli', 'main.js'),
+    'watch',
+    '--group',
+    String(ctx.group),
+    '--aggregate',
+    '1',
+    '--metrics',
+    '127.0.0.1:9479',
     '--nb',
     ctx.northbound,
     '--sb',
@@ -105,6 +132,14 @@ export const CONSUMERS = [
     argv: (ctx) => watch(ctx, 'human'),
     // The human line does not say how many samples it holds: each counts as many as one packet of the scenario makes.
     samplesPerLine: 'packet',
+  },
+  {
+    name: 'agent',
+    title: 'ovn-psample watch --aggregate 1 --metrics --nb --sb (the DaemonSet: nothing per packet, its interval lines count the samples)',
+    argv: agent,
+    samplesPerLine: /^\{"version":1,"type":"interval",.*?,"samples":(\d+),/,
+    // The last interval is written at SIGTERM.
+    countsAtExit: true,
   },
 ];
 

@@ -220,11 +220,12 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
     const rss = peakRssMb(pid);
     sockets = netlinkSockets(pid) ?? sockets;
     const end = fstatSync(fd, { bigint: true });
-    const received = counted.samples + countSamples(fd, counted.offset, Number(end.size), samplesPerLine).samples;
+    let received = counted.samples + countSamples(fd, counted.offset, Number(end.size), samplesPerLine).samples;
     const queueDrops = state.reportedDrops.queue - queueDropsBefore;
     await recording?.stop();
     const stopped = await stopConsumer(started, ctx.nodeArgs?.length ? PROFILED_STOP_GRACE_MS : STOP_GRACE_MS);
     if (cpuAfter === undefined) throw new BenchRunError(`${consumer.name} exited during the run (${stopped.exit}): ${state.stderr.trim()}`);
+    if (consumer.countsAtExit) received = counted.samples + countSamples(fd, counted.offset, fstatSync(fd).size, samplesPerLine).samples;
 
     const kernelDrops = sockets.drops - socketsBefore.drops;
     const cpuSeconds = (cpuAfter - cpuBefore) / 1e9;

@@ -1,5 +1,5 @@
 // The lab benchmark's table and verdict line.
-import { HEADLINE_CONSUMER, REFERENCE_CONSUMER, WATCH_CONSUMER } from './consumers.mjs';
+import { AGENT_CONSUMER, HEADLINE_CONSUMER, REFERENCE_CONSUMER, WATCH_CONSUMER } from './consumers.mjs';
 
 export const rateLabel = (rate) => (rate === 0 ? 'unpaced' : `${rate}/s`);
 
@@ -75,7 +75,8 @@ const worst = (values) => (values.length === 0 ? undefined : Math.max(...values)
  * CPU per sample over the C reader's at 2,000/s and 10,000/s (the median of the rounds), both
  * losses unpaced and the headline's drain after the burst at 10,000/s (the worst of the rounds);
  * then the same of `watch --format json` (WATCH_CONSUMER) at 10,000/s and 30,000/s, its loss
- * unpaced and its drains. Lines to print before it say what is a bound.
+ * unpaced and its drains; then the agent's (AGENT_CONSUMER, the DaemonSet's watch --aggregate)
+ * ratios at 10,000/s and 30,000/s and its loss unpaced. Lines to print before it say what is a bound.
  */
 export function verdict(runs) {
   const all = (consumer, rate, field) =>
@@ -94,6 +95,9 @@ export function verdict(runs) {
     watch_loss_unpaced: worst(all(WATCH_CONSUMER, 0, 'loss')),
     watch_drain_10k_s: worst(all(WATCH_CONSUMER, 10000, 'drainSeconds')),
     watch_drain_30k_s: worst(all(WATCH_CONSUMER, 30000, 'drainSeconds')),
+    agent_ratio_10k: median(all(AGENT_CONSUMER, 10000, 'cpuRatio')),
+    agent_ratio_30k: median(all(AGENT_CONSUMER, 30000, 'cpuRatio')),
+    agent_loss_unpaced: worst(all(AGENT_CONSUMER, 0, 'loss')),
   };
   const digits = {
     cpu_ratio_2k: 2,
@@ -106,6 +110,9 @@ export function verdict(runs) {
     watch_loss_unpaced: 4,
     watch_drain_10k_s: 2,
     watch_drain_30k_s: 2,
+    agent_ratio_10k: 2,
+    agent_ratio_30k: 2,
+    agent_loss_unpaced: 4,
   };
   const capped = (consumer, rates) =>
     runs.some((r) => r.scenario === 'ovn' && rates.includes(r.rate) && r.consumer === consumer && !r.error && r.drainCapped);

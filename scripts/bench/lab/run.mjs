@@ -5,6 +5,7 @@
 // the idle CPU and, as the last line:
 //   RESULT cpu_ratio_2k=… cpu_ratio_10k=… loss_ours_unpaced=… loss_ref_unpaced=… drain_s=…
 //          watch_ratio_10k=… watch_ratio_30k=… watch_loss_unpaced=… watch_drain_10k_s=… watch_drain_30k_s=…
+//          agent_ratio_10k=… agent_ratio_30k=… agent_loss_unpaced=…
 // The figures are also written to OUT/bench.json and the report to OUT/bench-report.txt.
 //
 //   node run.mjs [--seconds 5] [--rates 2000,10000,30000,unpaced] [--scenarios tc,ovn]
@@ -27,13 +28,13 @@
 // --perf: the host's perf (lab.sh bench --perf ships it to TOOLS/perf) samples each measured burst
 // of every consumer, kernel and native code included, and writes OUT/profiles/SCENARIO-RATE-CONSUMER-roundN.txt
 // (perf.mjs); node consumers get --perf-basic-prof so their JIT code has names.
-// --quick measures only what RESULT needs: ovn at 2000/s, 10000/s, 30000/s and unpaced, c, json+ovn and watch.
+// --quick measures only what RESULT needs: ovn at 2000/s, 10000/s, 30000/s and unpaced, c, json+ovn, watch and agent.
 import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { DEFAULT_CONSUMERS, HEADLINE_CONSUMER, REFERENCE_CONSUMER, WATCH_CONSUMER, consumerNamed } from './consumers.mjs';
+import { AGENT_CONSUMER, DEFAULT_CONSUMERS, HEADLINE_CONSUMER, REFERENCE_CONSUMER, WATCH_CONSUMER, consumerNamed } from './consumers.mjs';
 import { measureIdle } from './idle.mjs';
 import { measureRun } from './measure.mjs';
 import { guestPerf } from './perf.mjs';
@@ -72,7 +73,7 @@ const options = {
   seconds: '5',
   rates: '2000,10000,30000,unpaced',
   scenarios: given.quick ? 'ovn' : 'tc,ovn',
-  consumers: given.quick ? `${REFERENCE_CONSUMER},${HEADLINE_CONSUMER},${WATCH_CONSUMER}` : undefined,
+  consumers: given.quick ? `${REFERENCE_CONSUMER},${HEADLINE_CONSUMER},${WATCH_CONSUMER},${AGENT_CONSUMER}` : undefined,
   // Long enough for today's listen --nb --sb to drain a 5 s burst at 10,000/s on a busy host.
   'drain-cap': '30',
   'warmup-seconds': '0',

@@ -8,11 +8,15 @@ import { PcapngWriter } from '../../output/pcapng';
 import { OvnPsampleMetrics, type MetricsSources } from '../../metrics/metrics';
 import { parseListenAddress, serveMetrics } from '../metrics-server';
 import { Readiness } from '../readiness';
+import { FlowIntervals } from '../flow-intervals';
 import { CliUsageError } from '../errors';
 import { startPipeline, type Pipeline } from '../event-pipeline';
 import { defineCommand } from '../command';
 import {
+  addAggregateOptions,
   addPipelineOptions,
+  aggregateOptions,
+  type AggregateFlags,
   addStopOptions,
   eventPredicate,
   pipelineOptions,
@@ -25,7 +29,7 @@ import { watchSummary, type WatchCounts } from '../watch-summary';
 
 type WatchFormat = 'human' | 'observ' | 'json';
 
-interface WatchFlags extends PipelineFlags, StopFlags {
+interface WatchFlags extends PipelineFlags, StopFlags, AggregateFlags {
   format: WatchFormat;
   logCookie?: boolean;
   printFullPacket?: boolean;
@@ -42,6 +46,7 @@ Examples:
   ovn-psample watch --src shop/frontend --format json --output /tmp/frontend.jsonl
   ovn-psample watch --format observ --log-cookie        # ovnkube-observ's lines
   ovn-psample watch --group 42 --nb tcp:192.0.2.10:6641 --sb tcp:192.0.2.10:6642
+  ovn-psample watch --aggregate 60 --metrics 0.0.0.0:9479   # always on: a JSON record per flow and minute
 
 Exit status: 0 when stopped (--count, --duration, Ctrl-C, SIGTERM, or the reader of the output
 went away), 1 when something failed (the message says what and what to do), 2 for wrong usage.`;
@@ -70,6 +75,7 @@ export function watchCommand(): Command {
       'serve Prometheus metrics on http://HOST:PORT/metrics, and /healthz and /readyz for probes, while watching',
     )
     .addHelpText('after', EXAMPLES);
+  addAggregateOptions(command);
   addStopOptions(command, 'showing n packets');
   return defineCommand(command, async (flags: WatchFlags, log) => {
     // Every option is checked before anything is opened: a usage error leaves nothing behind.
@@ -77,6 +83,7 @@ export function watchCommand(): Command {
     const options = pipelineOptions(flags, groups);
     const metricsAddress = flags.metrics === undefined ? undefined : parseListenAddress(flags.metrics);
     const accept = eventPredicate(flags);
+    const aggregate = aggregateOptions(flags, command.getOptionValueSource('format') === 'cli' ? flags.format : undefined);
     if (flags.format !== 'observ' && (flags.logCookie === true || flags.printFullPacket === true)) {
       throw new CliUsageError('--log-cookie and --print-full-packet shape the observ format: add --format observ');
     }
@@ -148,8 +155,18 @@ export function watchCommand(): Command {
                 enrich: started.ovn !== undefined,
               })
             : new HumanFormatter(color, started.interfaces.name);
-      const lines = output === undefined ? undefined : new EventLines(formatter, output);
       const counts: WatchCounts = { packets: 0, shown: 0, filtered: 0 };
+      const flowCounts = { records: 0, overflow: 0 };
+      const flows =
+        aggregate === undefined
+          ? undefined
+          : new FlowIntervals(aggregate.seconds, aggregate.maxFlows, output, (interval) => {
+              flowCounts.records += interval.flows.length;
+              flowCounts.overflow += interval.overflow.sampledPackets;
+              metrics?.observeFlowInterval(interval);
+            });
+      if (flows !== undefined) counts.flows = flowCounts;
+      const lines = output === undefined || flows !== undefined ? undefined : new EventLines(formatter, output);
       readiness.check();
       started.assembler.on('event', (event) => {
         counts.packets++;
@@ -160,7 +177,8 @@ export function watchCommand(): Command {
           return;
         }
         counts.shown++;
-        lines?.write(event);
+        if (flows !== undefined) flows.add(event);
+        else lines?.write(event);
         pcapng?.packet(event);
         if (counts.shown >= limit) stop();
       });
@@ -188,6 +206,8 @@ export function watchCommand(): Command {
           server?.close();
           await started.close();
         } finally {
+          // After the pipeline closed: the packets its grouping still held are in the last interval.
+          flows?.stop();
           lines?.flush();
           await closeOutputs();
           const summary = watchSummary(started.socketStats(), counts, started.decoderStats(), readinessAtExit);
