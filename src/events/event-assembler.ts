@@ -80,8 +80,8 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
 
   constructor(
     /** The first sample's batch and record offset, or undefined when it came as a message. */
-    private readonly batch: PsampleBatch | undefined,
-    private readonly at: number,
+    readonly recordBatch: PsampleBatch | undefined,
+    readonly recordAt: number,
     first: PsampleMessage | undefined,
     readonly fields: PacketFields,
     readonly hash: number,
@@ -104,7 +104,11 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   }
 
   get firstSample(): PsampleMessage {
-    return (this.#first ??= this.batch!.sampleAt(this.at));
+    return (this.#first ??= this.recordBatch!.sampleAt(this.recordAt));
+  }
+
+  get recordTime(): boolean {
+    return this.arrivalMs === undefined;
   }
 
   get sampleCount(): number {
