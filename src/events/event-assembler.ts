@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { RECORD } from '../native/abi.generated';
 import { OVN_COOKIE_BYTES, readCookieId, splitObservationDomain, type ObservationIds } from '../ovn/cookie';
 import type { OvnSampleDecoder } from '../ovn/decoder';
@@ -64,6 +65,7 @@ function stepOf(key: object): Omit<VerdictStep, 'samples'> {
  */
 class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   deadline = 0;
+  waiting = false;
   /** Where the packet's samples lead on the tree of chains; its chain once handed on. */
   node: VerdictChain;
   src: Endpoint | undefined;
@@ -206,6 +208,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     const high = le ? 4 : 0;
     // The packet the batch's previous sample went to: OVN's samples of one packet come together.
     let previous: PacketEvent | undefined;
+    // The batch's samples all arrived now.
+    const now = performance.now();
     for (let index = 0, at = 0; index < batch.length && !this.closed; index++) {
       const command = (view.getUint32(at + RECORD.kindCmdFlags, le) >>> 8) & 0xff;
       if (command === 0 || command >= 4) {
@@ -246,7 +250,7 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
             datapath,
             node,
           );
-          this.start(previous);
+          this.start(previous, now);
         }
       }
       if (index + 1 < batch.length) at = batch.nextOffset(at);
@@ -327,8 +331,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
   }
 
   // A listener that throws loses neither the batch's other samples nor their packets.
-  private start(packet: PacketEvent): void {
-    if (this.grouper !== undefined) return this.grouper.add(packet);
+  private start(packet: PacketEvent, now?: number): void {
+    if (this.grouper !== undefined) return this.grouper.add(packet, now);
     try {
       this.emitPacket(packet);
     } catch (error) {
