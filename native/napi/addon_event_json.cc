@@ -18,28 +18,28 @@
 
 // X(identifier, JavaScript name, slot) of write()'s numbers. -1 marks an absent piece, oifindex,
 // record or packet.
-#define OVNPSAMPLE_EVENT_JSON_SLOTS(X)                                                                     \
-  X(kOutAt, outAt, 0)   /* where the line goes in `out` */                                                 \
-  X(kRecord, record, 1) /* the first sample's record offset in `bytes` (a batch), or -1: the slots say */ \
-  X(kLittleEndian, littleEndian, 2) /* the record's byte order */                                          \
-  X(kTimeHigh, timeHigh, 3)         /* the time in ns since the epoch, high and low 32 bits, */            \
-  X(kTimeLow, timeLow, 4)           /* unless kTimeFromRecord */                                           \
-  X(kTimeFromRecord, timeFromRecord, 5)                                                                    \
-  X(kGroup, group, 6)                                                                                      \
-  X(kIifindex, iifindex, 7)                                                                                \
-  X(kOifindex, oifindex, 8)                                                                                \
-  X(kHasNsid, hasNsid, 9)                                                                                  \
-  X(kNsid, nsid, 10)                                                                                       \
-  X(kOrigSize, origSize, 11)                                                                               \
-  X(kRate, rate, 12)                                                                                       \
-  X(kProbability, probability, 13)                                                                         \
-  X(kSamples, samples, 14)                                                                                 \
-  X(kHead, head, 15) /* pieces */                                                                          \
-  X(kSteps, steps, 16)                                                                                     \
-  X(kSrc, src, 17)                                                                                         \
-  X(kDst, dst, 18)                                                                                         \
-  X(kInterface, interface, 19)                                                                             \
-  X(kDatapath, datapath, 20)                                                                               \
+#define OVNPSAMPLE_EVENT_JSON_SLOTS(X)                                                                                \
+  X(kOutAt, outAt, 0)               /* where the line goes in `out` */                                                \
+  X(kRecord, record, 1)             /* the first sample's record offset in `bytes` (a batch), or -1: the slots say */ \
+  X(kLittleEndian, littleEndian, 2) /* the record's byte order */                                                     \
+  X(kTimeHigh, timeHigh, 3)         /* the time in ns since the epoch, high and low 32 bits, */                       \
+  X(kTimeLow, timeLow, 4)           /* unless kTimeFromRecord */                                                      \
+  X(kTimeFromRecord, timeFromRecord, 5)                                                                               \
+  X(kGroup, group, 6)                                                                                                 \
+  X(kIifindex, iifindex, 7)                                                                                           \
+  X(kOifindex, oifindex, 8)                                                                                           \
+  X(kHasNsid, hasNsid, 9)                                                                                             \
+  X(kNsid, nsid, 10)                                                                                                  \
+  X(kOrigSize, origSize, 11)                                                                                          \
+  X(kRate, rate, 12)                                                                                                  \
+  X(kProbability, probability, 13)                                                                                    \
+  X(kSamples, samples, 14)                                                                                            \
+  X(kHead, head, 15) /* pieces */                                                                                     \
+  X(kSteps, steps, 16)                                                                                                \
+  X(kSrc, src, 17)                                                                                                    \
+  X(kDst, dst, 18)                                                                                                    \
+  X(kInterface, interface, 19)                                                                                        \
+  X(kDatapath, datapath, 20)                                                                                          \
   X(kSlot, slot, 21) /* the packet's slot in `words`, or -1: no packet */
 
 namespace ovnpsample {
@@ -109,10 +109,12 @@ class EventJsonWriterWrap : public Napi::ObjectWrap<EventJsonWriterWrap> {
   // A piece the slot names: null for -1, the usage for one never set.
   const std::string* piece(Napi::Env env, double id) {
     if (id == -1) return nullptr;
-    if (!whole(id, PieceTable::kMaxPieces - 1)) throw_usage(env, std::string(kWriteUsage) + ": a piece id is out of range");
+    if (!whole(id, PieceTable::kMaxPieces - 1))
+      throw_usage(env, std::string(kWriteUsage) + ": a piece id is out of range");
     const std::string* found = pieces_.find(static_cast<uint32_t>(id));
     if (found == nullptr)
-      throw_usage(env, std::string(kWriteUsage) + ": piece " + std::to_string(static_cast<uint32_t>(id)) + " is not set");
+      throw_usage(env,
+                  std::string(kWriteUsage) + ": piece " + std::to_string(static_cast<uint32_t>(id)) + " is not set");
     return found;
   }
 
@@ -155,7 +157,8 @@ class EventJsonWriterWrap : public Napi::ObjectWrap<EventJsonWriterWrap> {
       if (!with_bytes || !whole(n[kRecord], static_cast<double>(bytes_length))) throw_usage(env, kWriteUsage);
       const Batch b{bytes, bytes_length, (n[kLittleEndian] != 0) != layout::kLittleEndian};
       const auto at = static_cast<size_t>(n[kRecord]);
-      if (!read_record(b, at, r)) throw Napi::RangeError::New(env, "the batch record at " + std::to_string(at) + " reaches outside its batch");
+      if (!read_record(b, at, r))
+        throw Napi::RangeError::New(env, "the batch record at " + std::to_string(at) + " reaches outside its batch");
       line.group = b.load<uint32_t>(at + layout::record::kGroup);
       const uint32_t ifindexes = b.load<uint32_t>(at + layout::record::kIfindexes);
       line.iifindex = ifindexes & 0xffff;
@@ -203,7 +206,8 @@ class EventJsonWriterWrap : public Napi::ObjectWrap<EventJsonWriterWrap> {
       uint32_t* words = nullptr;
       size_t words_length = 0;
       if (!typed(raw, info[2], napi_uint32_array, words, words_length) || !whole(n[kSlot], 0xffffffff) ||
-          (static_cast<size_t>(n[kSlot]) + 1) * packet_fields::kWords > words_length || (data == nullptr && data_length > 0))
+          (static_cast<size_t>(n[kSlot]) + 1) * packet_fields::kWords > words_length ||
+          (data == nullptr && data_length > 0))
         throw_usage(env, kWriteUsage);
       packet = load_fields(words + static_cast<size_t>(n[kSlot]) * packet_fields::kWords, data, data_length);
       line.packet = &packet;

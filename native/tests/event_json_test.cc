@@ -51,9 +51,11 @@ TEST_CASE("event_json: the members in the schema's order, the optional ones only
   line.samples = 2;
   std::string out;
   append_event_json(out, line);
-  CHECK_EQ(out, std::string("{\"version\":1,\"time\":\"2025-06-15T15:06:40.000000042Z\",\"timestampNs\":\"1750000000000000042\","
-                            "\"verdict\":\"allow\",\"message\":\"m\",\"chain\":[],\"group\":10,\"iifindex\":7,\"origSize\":60,"
-                            "\"rate\":1,\"probability\":false,\"samples\":2}\n"));
+  CHECK_EQ(
+      out,
+      std::string("{\"version\":1,\"time\":\"2025-06-15T15:06:40.000000042Z\",\"timestampNs\":\"1750000000000000042\","
+                  "\"verdict\":\"allow\",\"message\":\"m\",\"chain\":[],\"group\":10,\"iifindex\":7,\"origSize\":60,"
+                  "\"rate\":1,\"probability\":false,\"samples\":2}\n"));
 
   const std::string src = "{\"kind\":\"external\",\"ip\":\"10.0.0.1\"}";
   const std::string iface = ",\"interface\":\"eth0\"";
@@ -77,10 +79,13 @@ TEST_CASE("event_json: the members in the schema's order, the optional ones only
   append_packet_json(packet_json, packet);
   out.clear();
   append_event_json(out, line);
-  CHECK_EQ(out, "{\"version\":1,\"time\":\"2025-06-15T15:06:40.000000042Z\",\"timestampNs\":\"1750000000000000042\","
-                "\"verdict\":\"allow\",\"message\":\"m\",\"src\":" + src + ",\"chain\":[],\"group\":10,\"iifindex\":7" + iface +
-                ",\"oifindex\":0,\"nsid\":-1,\"origSize\":60,\"rate\":1,\"probability\":true,\"cookie\":\"01ab\",\"datapath\":" +
-                datapath + ",\"samples\":2,\"packet\":" + packet_json + ",\"data\":\"000102030405060708090a0b1234\"}\n");
+  CHECK_EQ(out,
+           "{\"version\":1,\"time\":\"2025-06-15T15:06:40.000000042Z\",\"timestampNs\":\"1750000000000000042\","
+           "\"verdict\":\"allow\",\"message\":\"m\",\"src\":" +
+               src + ",\"chain\":[],\"group\":10,\"iifindex\":7" + iface +
+               ",\"oifindex\":0,\"nsid\":-1,\"origSize\":60,\"rate\":1,\"probability\":true,\"cookie\":\"01ab\","
+               "\"datapath\":" +
+               datapath + ",\"samples\":2,\"packet\":" + packet_json + ",\"data\":\"000102030405060708090a0b1234\"}\n");
 }
 
 }  // namespace

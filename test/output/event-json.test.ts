@@ -164,7 +164,9 @@ describe('JsonFormatter', () => {
             origSize: fc.nat(0xffffffff),
             rate: fc.nat(0xffffffff),
             probability: fc.boolean(),
-            cookie: fc.option(fc.oneof(fc.uint8Array({ minLength: 8, maxLength: 8 }), fc.uint8Array({ maxLength: 16 })), { nil: undefined }),
+            cookie: fc.option(fc.oneof(fc.uint8Array({ minLength: 8, maxLength: 8 }), fc.uint8Array({ maxLength: 16 })), {
+              nil: undefined,
+            }),
           }),
           { minLength: 1, maxLength: 6 },
         ),
@@ -192,7 +194,19 @@ describe('EventJsonWriter, the native line writer', () => {
   const { slot: SLOT, slots: SLOTS, maxPieces } = addon.EventJsonWriter;
   const numbers = (): Float64Array => {
     const n = new Float64Array(SLOTS).fill(-1);
-    for (const name of ['outAt', 'timeHigh', 'timeLow', 'group', 'iifindex', 'hasNsid', 'nsid', 'origSize', 'rate', 'probability', 'samples'] as const) {
+    for (const name of [
+      'outAt',
+      'timeHigh',
+      'timeLow',
+      'group',
+      'iifindex',
+      'hasNsid',
+      'nsid',
+      'origSize',
+      'rate',
+      'probability',
+      'samples',
+    ] as const) {
       n[SLOT[name]] = 0;
     }
     n[SLOT.head] = 0;
@@ -240,7 +254,20 @@ describe('EventJsonWriter, the native line writer', () => {
       packet: decodePacket(frame.bytes, frame.proto),
       verdict: 'allow',
       chain: [{ verdict: 'allow', text: 'Allowed', policy: 'np:web', samples: 1 }],
-      samples: [{ command: 'sample', group: 1, groupSeq: 0, iifindex: 2, origSize: 60, rate: 1, probability: false, timestampNs: 0n, proto: frame.proto, data: frame.bytes }],
+      samples: [
+        {
+          command: 'sample',
+          group: 1,
+          groupSeq: 0,
+          iifindex: 2,
+          origSize: 60,
+          rate: 1,
+          probability: false,
+          timestampNs: 0n,
+          proto: frame.proto,
+          data: frame.bytes,
+        },
+      ],
     };
     // Each event a new endpoint: more pieces than the table holds.
     for (let i = 0; i < maxPieces + 10; i++) {

@@ -73,7 +73,20 @@ const tailOf = (fields: PacketFields): string => {
     packet: undefined,
     verdict: 'unknown',
     chain: [{ verdict: 'unknown', text: 'No OVS cookie', policy: '-', samples: 1 }],
-    samples: [{ command: 'sample', group: 1, groupSeq: 0, iifindex: 1, origSize: 0, rate: 1, probability: false, timestampNs: 0n, proto: 0, data: new Uint8Array(0) }],
+    samples: [
+      {
+        command: 'sample',
+        group: 1,
+        groupSeq: 0,
+        iifindex: 1,
+        origSize: 0,
+        rate: 1,
+        probability: false,
+        timestampNs: 0n,
+        proto: 0,
+        data: new Uint8Array(0),
+      },
+    ],
   };
   const line = formatter.format(event);
   const last = ',"samples":1';
