@@ -118,7 +118,11 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   }
 
   get timestampNs(): bigint {
-    return this.arrivalMs === undefined ? this.firstSample.timestampNs : BigInt(this.arrivalMs) * 1_000_000n;
+    if (this.arrivalMs !== undefined) return BigInt(this.arrivalMs) * 1_000_000n;
+    // Read where it lies: the human and observ lines need the time, not the sample object.
+    const batch = this.recordBatch;
+    if (batch === undefined) return this.firstSample.timestampNs;
+    return batch.view.getBigUint64(this.recordAt + RECORD.timestamp, batch.littleEndian);
   }
 
   get epochSeconds(): number {
