@@ -7,11 +7,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "packet/packet_fields.h"
 #include "render/event_json.h"
+#include "render/line_out.h"
 #include "wire/batch_layout.h"
 #include "wire/batch_record.h"
 #include "wire/psample_parser.h"
@@ -119,7 +119,7 @@ class EventJsonWriterWrap : public Napi::ObjectWrap<EventJsonWriterWrap> {
   }
 
   // write(out, numbers, words?, bytes?, cookie?) -> where the line ends in `out`, or minus the
-  // bytes it needs when it does not fit (nothing written then).
+  // bytes it needs when it does not fit (the bytes after outAt are then scratch, not a line).
   Napi::Value Write(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     napi_env raw = env;
@@ -213,15 +213,18 @@ class EventJsonWriterWrap : public Napi::ObjectWrap<EventJsonWriterWrap> {
       line.packet = &packet;
     }
 
-    line_.clear();
-    append_event_json(line_, line);
     const auto at = static_cast<size_t>(n[kOutAt]);
-    if (line_.size() > out_length - at) return Napi::Number::New(env, -static_cast<double>(line_.size()));
-    std::memcpy(out + at, line_.data(), line_.size());
-    return Napi::Number::New(env, static_cast<double>(at + line_.size()));
+    LineOut written(out + at, out + out_length);
+    append_event_json(written, line, packet_json_);
+    if (!written.overflowed()) return Napi::Number::New(env, static_cast<double>(at + written.size()));
+    // Rare (once per chunk): the line is written again, whole, to know its length.
+    line_.clear();
+    append_event_json(line_, line, packet_json_);
+    return Napi::Number::New(env, -static_cast<double>(line_.size()));
   }
 
   PieceTable pieces_;
+  std::string packet_json_;
   std::string line_;
 };
 

@@ -22,7 +22,10 @@ const std::string* PieceTable::find(uint32_t id) const {
 
 namespace {
 
-void two_digits(std::string& out, uint32_t value) { out.append(kDigitPairs + 2 * value, 2); }
+template <typename Out>
+void two_digits(Out& out, uint32_t value) {
+  out += std::string_view(kDigitPairs + 2 * value, 2);
+}
 
 // Days since 1970-01-01 as a proleptic Gregorian date (Howard Hinnant's days_from_civil, inverted).
 void civil_from_days(uint64_t days, uint32_t& year, uint32_t& month, uint32_t& day) {
@@ -39,7 +42,8 @@ void civil_from_days(uint64_t days, uint32_t& year, uint32_t& month, uint32_t& d
 
 }  // namespace
 
-void append_iso_time(std::string& out, uint64_t timestamp_ns) {
+template <typename Out>
+void append_iso_time(Out& out, uint64_t timestamp_ns) {
   // 2^64 ns is in the year 2554: four digits of year always.
   const uint64_t seconds = timestamp_ns / 1000000000;
   const auto nanoseconds = static_cast<uint32_t>(timestamp_ns % 1000000000);
@@ -63,11 +67,12 @@ void append_iso_time(std::string& out, uint64_t timestamp_ns) {
   out += '.';
   char digits[10];
   write_decimal(digits, nanoseconds + uint64_t{1000000000}, 10);
-  out.append(digits + 1, 9);
+  out += std::string_view(digits + 1, 9);
   out += 'Z';
 }
 
-void append_event_json(std::string& out, const EventJsonLine& line) {
+template <typename Out>
+void append_event_json(Out& out, const EventJsonLine& line, std::string& packet_json) {
   out += "{\"version\":";
   append_number(out, kEventJsonVersion);
   out += ",\"time\":\"";
@@ -116,12 +121,19 @@ void append_event_json(std::string& out, const EventJsonLine& line) {
   append_number(out, line.samples);
   if (line.packet != nullptr) {
     out += ",\"packet\":";
-    append_packet_json(out, *line.packet);
+    packet_json.clear();
+    append_packet_json(packet_json, *line.packet);
+    out += packet_json;
     out += ",\"data\":\"";
     append_hex(out, line.packet->data, line.packet->length);
     out += '"';
   }
   out += "}\n";
 }
+
+template void append_iso_time(std::string&, uint64_t);
+template void append_iso_time(LineOut&, uint64_t);
+template void append_event_json(std::string&, const EventJsonLine&, std::string&);
+template void append_event_json(LineOut&, const EventJsonLine&, std::string&);
 
 }  // namespace ovnpsample

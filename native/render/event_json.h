@@ -71,11 +71,15 @@ struct EventJsonLine {
   const DecodedPacket* packet = nullptr;
 };
 
-// Appends the line, '\n' included.
-void append_event_json(std::string& out, const EventJsonLine& line);
+// Appends the line, '\n' included. `packet_json` is scratch room for the packet's JSON. `Out`: a
+// std::string (appended to) or a LineOut (the caller's output itself, see line_out.h); compiled
+// for both.
+template <typename Out>
+void append_event_json(Out& out, const EventJsonLine& line, std::string& packet_json);
 
 // `YYYY-MM-DDTHH:MM:SS.NNNNNNNNNZ` of a time in ns since the epoch (UTC), as
 // Date.prototype.toISOString() writes it with all nine digits.
-void append_iso_time(std::string& out, uint64_t timestamp_ns);
+template <typename Out>
+void append_iso_time(Out& out, uint64_t timestamp_ns);
 
 }  // namespace ovnpsample

@@ -50,7 +50,8 @@ TEST_CASE("event_json: the members in the schema's order, the optional ones only
   line.rate = 1;
   line.samples = 2;
   std::string out;
-  append_event_json(out, line);
+  std::string scratch;
+  append_event_json(out, line, scratch);
   CHECK_EQ(
       out,
       std::string("{\"version\":1,\"time\":\"2025-06-15T15:06:40.000000042Z\",\"timestampNs\":\"1750000000000000042\","
@@ -78,7 +79,7 @@ TEST_CASE("event_json: the members in the schema's order, the optional ones only
   std::string packet_json;
   append_packet_json(packet_json, packet);
   out.clear();
-  append_event_json(out, line);
+  append_event_json(out, line, scratch);
   CHECK_EQ(out,
            "{\"version\":1,\"time\":\"2025-06-15T15:06:40.000000042Z\",\"timestampNs\":\"1750000000000000042\","
            "\"verdict\":\"allow\",\"message\":\"m\",\"src\":" +

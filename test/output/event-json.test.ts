@@ -232,15 +232,20 @@ describe('EventJsonWriter, the native line writer', () => {
     expect(() => writer.write(out, numbers())).toThrow(/piece 0 is not set/);
   });
 
-  it('writes nothing into an output that is too small, and says how much the line needs', () => {
+  it('says how much a line needs that does not fit, and never writes before where it was told to', () => {
     const writer = new addon.EventJsonWriter();
     writer.setPiece(0, Buffer.from(',"verdict":"unknown","message":"x"'));
     writer.setPiece(1, Buffer.from(',"chain":[]'));
     const whole = Buffer.alloc(4096);
     const end = writer.write(whole, numbers());
-    const small = Buffer.alloc(end - 1, 0xee);
-    expect(writer.write(small, numbers())).toBe(-end);
-    expect(small.every((byte) => byte === 0xee)).toBe(true);
+    const small = Buffer.alloc(end + 2, 0xee);
+    const at = numbers();
+    at[SLOT.outAt] = 3;
+    expect(writer.write(small, at)).toBe(-end);
+    expect([...small.subarray(0, 3)]).toEqual([0xee, 0xee, 0xee]);
+    const room = Buffer.alloc(end + 3, 0xee);
+    expect(writer.write(room, at)).toBe(end + 3);
+    expect(room.subarray(3).toString()).toBe(whole.subarray(0, end).toString());
   });
 
   it('starts its pieces over when the table is full, and every line stays right', () => {
