@@ -49,7 +49,9 @@ namespace {
 #define OVNPSAMPLE_EVENT_JSON_SLOT(id, name, index) constexpr uint32_t id = index;
 OVNPSAMPLE_EVENT_JSON_SLOTS(OVNPSAMPLE_EVENT_JSON_SLOT)
 #undef OVNPSAMPLE_EVENT_JSON_SLOT
-constexpr uint32_t kSlotCount = 22;
+#define OVNPSAMPLE_EVENT_JSON_COUNT(id, name, index) +1
+constexpr uint32_t kSlotCount = 0 OVNPSAMPLE_EVENT_JSON_SLOTS(OVNPSAMPLE_EVENT_JSON_COUNT);
+#undef OVNPSAMPLE_EVENT_JSON_COUNT
 
 template <typename T>
 bool typed(napi_env env, napi_value value, napi_typedarray_type want, T*& data, size_t& length) {
