@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "napi/abi.h"
+#include "napi/addon_event_json.h"
 #include "napi/addon_packet.h"
 #include "napi/addon_render.h"
 #include "privileges/privileges.h"
@@ -345,6 +346,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("NativeInjector", InjectorWrap::Define(env));
   exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
   exports.Set("LineRenderer", define_line_renderer(env));
+  exports.Set("EventJsonWriter", define_event_json_writer(env));
   exports.Set("dropPrivileges", Napi::Function::New(env, DropPrivileges, "dropPrivileges"));
   exports.Set("abi", describe_abi(env));
   export_packet_forms(env, exports);

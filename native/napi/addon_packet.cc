@@ -1,13 +1,11 @@
 #include "napi/addon_packet.h"
 
-#include <cstring>
 #include <string>
 
 #include "packet/address_text.h"
 #include "packet/packet_fields.h"
 #include "packet/packet_json.h"
 #include "packet/packet_text.h"
-#include "render/line_out.h"
 #include "wire/batch_layout.h"
 
 namespace ovnpsample {
@@ -144,36 +142,6 @@ napi_value PacketTuple(napi_env env, napi_callback_info info) {
   return value;
 }
 
-napi_value WritePacketJsonTail(napi_env env, napi_callback_info info) {
-  size_t argc = 5;
-  napi_value argv[5];
-  DecodedPacket p;
-  TypedBytes<uint8_t> out;
-  double at = -1;
-  if (napi_get_cb_info(env, info, &argc, argv, nullptr, nullptr) != napi_ok || argc < 5 || !slot_packet(env, argv, p) ||
-      !typed(env, argv[3], napi_uint8_array, out) || !whole(env, argv[4], static_cast<double>(out.length), at))
-    return usage(env, "writePacketJsonTail(words: Uint32Array, slot, data: Uint8Array, out: Uint8Array, at)");
-  thread_local std::string json;
-  json.clear();
-  json += ",\"packet\":";
-  append_packet_json(json, p);
-  json += ",\"data\":\"";
-  const size_t hex_at = json.size();
-  json.resize(hex_at + 2 * p.length + 3);
-  LineOut hex(reinterpret_cast<uint8_t*>(json.data() + hex_at), reinterpret_cast<uint8_t*>(json.data() + json.size()));
-  append_hex(hex, p.data, p.length);
-  hex += "\"}\n";
-  const auto start = static_cast<size_t>(at);
-  napi_value value = nullptr;
-  if (json.size() > out.length - start) {
-    napi_create_double(env, -static_cast<double>(json.size()), &value);
-    return value;
-  }
-  std::memcpy(out.data + start, json.data(), json.size());
-  napi_create_double(env, static_cast<double>(start + json.size()), &value);
-  return value;
-}
-
 napi_value AddressText(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3];
@@ -207,7 +175,6 @@ void export_packet_forms(Napi::Env env, Napi::Object exports) {
   export_function(env, exports, "packetFields", PacketFields);
   export_function(env, exports, "decodePacketFields", DecodePacketFields);
   export_function(env, exports, "packetTuple", PacketTuple);
-  export_function(env, exports, "writePacketJsonTail", WritePacketJsonTail);
   export_function(env, exports, "addressText", AddressText);
 }
 

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { performance } from 'node:perf_hooks';
 import { RECORD } from '../native/abi.generated';
 import { OVN_COOKIE_BYTES, readCookieId, splitObservationDomain, type ObservationIds } from '../ovn/cookie';
 import type { OvnSampleDecoder } from '../ovn/decoder';
@@ -64,6 +65,7 @@ function stepOf(key: object): Omit<VerdictStep, 'samples'> {
  */
 class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   deadline = 0;
+  waiting = false;
   /** Where the packet's samples lead on the tree of chains; its chain once handed on. */
   node: VerdictChain;
   src: Endpoint | undefined;
@@ -80,8 +82,8 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
 
   constructor(
     /** The first sample's batch and record offset, or undefined when it came as a message. */
-    private readonly batch: PsampleBatch | undefined,
-    private readonly at: number,
+    readonly recordBatch: PsampleBatch | undefined,
+    readonly recordAt: number,
     first: PsampleMessage | undefined,
     readonly fields: PacketFields,
     readonly hash: number,
@@ -104,7 +106,11 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   }
 
   get firstSample(): PsampleMessage {
-    return (this.#first ??= this.batch!.sampleAt(this.at));
+    return (this.#first ??= this.recordBatch!.sampleAt(this.recordAt));
+  }
+
+  get recordTime(): boolean {
+    return this.arrivalMs === undefined;
   }
 
   get sampleCount(): number {
@@ -112,7 +118,11 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   }
 
   get timestampNs(): bigint {
-    return this.arrivalMs === undefined ? this.firstSample.timestampNs : BigInt(this.arrivalMs) * 1_000_000n;
+    if (this.arrivalMs !== undefined) return BigInt(this.arrivalMs) * 1_000_000n;
+    // Read where it lies: the human and observ lines need the time, not the sample object.
+    const batch = this.recordBatch;
+    if (batch === undefined) return this.firstSample.timestampNs;
+    return batch.view.getBigUint64(this.recordAt + RECORD.timestamp, batch.littleEndian);
   }
 
   get epochSeconds(): number {
@@ -202,6 +212,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     const high = le ? 4 : 0;
     // The packet the batch's previous sample went to: OVN's samples of one packet come together.
     let previous: PacketEvent | undefined;
+    // The batch's samples all arrived now.
+    const now = performance.now();
     for (let index = 0, at = 0; index < batch.length && !this.closed; index++) {
       const command = (view.getUint32(at + RECORD.kindCmdFlags, le) >>> 8) & 0xff;
       if (command === 0 || command >= 4) {
@@ -242,7 +254,7 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
             datapath,
             node,
           );
-          this.start(previous);
+          this.start(previous, now);
         }
       }
       if (index + 1 < batch.length) at = batch.nextOffset(at);
@@ -323,8 +335,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
   }
 
   // A listener that throws loses neither the batch's other samples nor their packets.
-  private start(packet: PacketEvent): void {
-    if (this.grouper !== undefined) return this.grouper.add(packet);
+  private start(packet: PacketEvent, now?: number): void {
+    if (this.grouper !== undefined) return this.grouper.add(packet, now);
     try {
       this.emitPacket(packet);
     } catch (error) {

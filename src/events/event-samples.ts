@@ -1,3 +1,4 @@
+import type { PsampleBatch } from '../psample/batch';
 import type { PsampleMessage } from '../psample/types';
 import type { NetworkEvent } from './network-event';
 
@@ -14,31 +15,36 @@ export interface SampleSummary {
   readonly nanoseconds: number;
   /** timestampNs as a number (to about 256 ns): for time arithmetic without a bigint. */
   readonly timeNs: number;
+  /** The first sample's batch, when it came in one: a native writer reads its record there (at `recordAt`). */
+  readonly recordBatch: PsampleBatch | undefined;
+  readonly recordAt: number;
+  /** Whether the time is the record's (the kernel's), not the arrival time that stands in for it. */
+  readonly recordTime: boolean;
 }
 
-function summary(event: NetworkEvent): SampleSummary | undefined {
+export function summaryOf(event: NetworkEvent): SampleSummary | undefined {
   return 'firstSample' in event ? (event as NetworkEvent & SampleSummary) : undefined;
 }
 
 export function firstSampleOf(event: NetworkEvent): PsampleMessage {
-  return summary(event)?.firstSample ?? event.samples[0]!;
+  return summaryOf(event)?.firstSample ?? event.samples[0]!;
 }
 
 export function sampleCountOf(event: NetworkEvent): number {
-  return summary(event)?.sampleCount ?? event.samples.length;
+  return summaryOf(event)?.sampleCount ?? event.samples.length;
 }
 
 export function epochSecondsOf(event: NetworkEvent): number {
-  return summary(event)?.epochSeconds ?? Number(event.timestampNs / 1_000_000_000n);
+  return summaryOf(event)?.epochSeconds ?? Number(event.timestampNs / 1_000_000_000n);
 }
 
 export function nanosecondsOf(event: NetworkEvent): number {
-  return summary(event)?.nanoseconds ?? Number(event.timestampNs % 1_000_000_000n);
+  return summaryOf(event)?.nanoseconds ?? Number(event.timestampNs % 1_000_000_000n);
 }
 
 /** The event's time in ms since the epoch (fractional). */
 export function epochMsOf(event: NetworkEvent): number {
-  const known = summary(event);
+  const known = summaryOf(event);
   return known === undefined ? Number(event.timestampNs / 1_000n) / 1_000 : known.timeNs / 1e6;
 }
 

@@ -17,7 +17,14 @@ export interface PendingPacket {
   readonly length: number;
   /** When it is handed on (performance.now()): set by the grouper. */
   deadline: number;
+  /** Whether it waits in the grouper for more samples: set by the grouper. */
+  waiting: boolean;
 }
+
+// Map keys that are small integers (31 bits under V8's pointer compression) are stored and hashed
+// as they are; a 32-bit hash above them would be a heap number made for every lookup. Packets the
+// shorter key no longer tells apart are told apart by their bytes, as any two of one hash are.
+const keyOf = (hash: number): number => hash & 0x3fffffff;
 
 function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
   for (let i = 0; i < length; i++) if (a[aStart + i] !== b[bStart + i]) return false;
@@ -54,23 +61,26 @@ export class PacketGrouper<P extends PendingPacket> {
    * decoder saw they repeat), which is then not compared again.
    */
   find(hash: number, datapathKey: number, timeNs: number, bytes: Uint8Array, start: number, length: number, sameBytes?: P): P | undefined {
-    const candidates = this.byHash.get(hash);
+    if (sameBytes?.waiting === true && this.near(sameBytes, datapathKey, timeNs)) return sameBytes;
+    const candidates = this.byHash.get(keyOf(hash));
     if (candidates === undefined) return undefined;
-    if (sameBytes !== undefined && (candidates === sameBytes || (Array.isArray(candidates) && candidates.includes(sameBytes)))) {
-      if (this.near(sameBytes, datapathKey, timeNs)) return sameBytes;
-    }
     if (!Array.isArray(candidates)) return this.matches(candidates, datapathKey, timeNs, bytes, start, length) ? candidates : undefined;
     for (const pending of candidates) if (this.matches(pending, datapathKey, timeNs, bytes, start, length)) return pending;
     return undefined;
   }
 
-  /** Starts a packet: it is handed on `windowMs` from now, with whatever joined it by then. */
-  add(packet: P): void {
-    const candidates = this.byHash.get(packet.hash);
-    if (candidates === undefined) this.byHash.set(packet.hash, packet);
+  /**
+   * Starts a packet: it is handed on `windowMs` from `now` (performance.now(); a caller adding
+   * many packets at once reads the clock once), with whatever joined it by then.
+   */
+  add(packet: P, now = performance.now()): void {
+    const key = keyOf(packet.hash);
+    const candidates = this.byHash.get(key);
+    if (candidates === undefined) this.byHash.set(key, packet);
     else if (Array.isArray(candidates)) candidates.push(packet);
-    else this.byHash.set(packet.hash, [candidates, packet]);
-    packet.deadline = performance.now() + this.windowMs;
+    else this.byHash.set(key, [candidates, packet]);
+    packet.waiting = true;
+    packet.deadline = now + this.windowMs;
     this.queue.push(packet);
     this.timer ??= setTimeout(this.onTimer, this.windowMs).unref();
   }
@@ -98,9 +108,11 @@ export class PacketGrouper<P extends PendingPacket> {
   }
 
   private forget(packet: P): void {
-    const candidates = this.byHash.get(packet.hash)!;
-    if (!Array.isArray(candidates)) this.byHash.delete(packet.hash);
-    else if (candidates.length === 2) this.byHash.set(packet.hash, candidates[0] === packet ? candidates[1]! : candidates[0]!);
+    packet.waiting = false;
+    const key = keyOf(packet.hash);
+    const candidates = this.byHash.get(key)!;
+    if (!Array.isArray(candidates)) this.byHash.delete(key);
+    else if (candidates.length === 2) this.byHash.set(key, candidates[0] === packet ? candidates[1]! : candidates[0]!);
     else candidates.splice(candidates.indexOf(packet), 1);
   }
 

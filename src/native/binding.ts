@@ -99,6 +99,55 @@ interface NativeLineRendererClass {
   };
 }
 
+/**
+ * native/napi/addon_event_json.cc: writes watch's JSON line of one packet (native/render/event_json.h),
+ * its database parts from pieces set once each by id.
+ */
+export interface NativeEventJsonWriter {
+  /** The bytes piece `id` stands for (below EventJsonWriter.maxPieces). */
+  setPiece(id: number, bytes: Uint8Array): void;
+  clearPieces(): void;
+  /**
+   * Writes the line `numbers` (EventJsonWriter.slot) describe at out[numbers[slot.outAt]…];
+   * returns where it ends, or minus the bytes it needs when it does not fit. With a record
+   * offset, `bytes` is the batch and the first sample is read from its record; without, `bytes`
+   * is the packet's and `cookie` the sample's cookie.
+   */
+  write(out: Uint8Array, numbers: Float64Array, words?: Uint32Array, bytes?: Uint8Array, cookie?: Uint8Array): number;
+}
+
+interface NativeEventJsonWriterClass {
+  new (): NativeEventJsonWriter;
+  readonly slot: Readonly<Record<EventJsonSlot, number>>;
+  readonly slots: number;
+  readonly version: number;
+  readonly maxPieces: number;
+}
+
+type EventJsonSlot =
+  | 'outAt'
+  | 'record'
+  | 'littleEndian'
+  | 'timeHigh'
+  | 'timeLow'
+  | 'timeFromRecord'
+  | 'group'
+  | 'iifindex'
+  | 'oifindex'
+  | 'hasNsid'
+  | 'nsid'
+  | 'origSize'
+  | 'rate'
+  | 'probability'
+  | 'samples'
+  | 'head'
+  | 'steps'
+  | 'src'
+  | 'dst'
+  | 'interface'
+  | 'datapath'
+  | 'slot';
+
 interface NativeAbi {
   littleEndian: boolean;
 }
@@ -123,14 +172,10 @@ interface Addon {
   decodePacketFields(data: Uint8Array, proto: number, words: Uint32Array): string;
   /** native/packet/packet_text.h: the tuple (watch's packet column) of the packet in slot `slot` of `words`, its bytes `data`. */
   packetTuple(words: Uint32Array, slot: number, data: Uint8Array): string;
-  /**
-   * Writes `,"packet":{…},"data":"HEX"}\n`, the end of watch's JSON line, of the packet in slot
-   * `slot` at out[at…]; returns where it ends, or minus the bytes it needs when they do not fit.
-   */
-  writePacketJsonTail(words: Uint32Array, slot: number, data: Uint8Array, out: Uint8Array, at: number): number;
   /** native/packet/address_text.h: the IPv4 (length 4) or IPv6 (16) address at bytes[offset…] as text. */
   addressText(bytes: Uint8Array, offset: number, length: 4 | 16): string;
   LineRenderer: NativeLineRendererClass;
+  EventJsonWriter: NativeEventJsonWriterClass;
   abi: NativeAbi;
 }
 

@@ -1,4 +1,5 @@
 import { chainText, eventNamespace, policyText, sideText, type NetworkEvent, type VerdictStep } from '../events/network-event';
+import type { Endpoint } from '../ovn/endpoint';
 import type { Verdict } from '../events/verdict';
 import { epochSecondsOf, nanosecondsOf } from '../events/event-samples';
 import { escapeControl } from './control-text';
@@ -49,6 +50,24 @@ function chainTextOf(event: NetworkEvent): ChainText {
   return text;
 }
 
+// Escaping is per character, so each side is escaped on its own: an endpoint's text once per
+// endpoint (PodDirectory shares one per address), an address (the native decoder's text) never.
+const escapedSides = new WeakMap<Endpoint, string>();
+
+function escapedSide(event: NetworkEvent, side: 'src' | 'dst'): string {
+  const endpoint = event[side];
+  if (endpoint === undefined) return sideText(event, side);
+  let text = escapedSides.get(endpoint);
+  if (text === undefined) {
+    text = escapeControl(sideText(event, side));
+    escapedSides.set(endpoint, text);
+  }
+  return text;
+}
+
+/** Interface names met before they start over. */
+const MAX_INTERFACE_NAMES = 4096;
+
 /**
  * One aligned line per packet for a person: time, verdict, policy, namespace, source → destination
  * (pods when known), the packet's tuple (native/packet/packet_text.h), input interface, then the
@@ -58,6 +77,8 @@ export class HumanFormatter {
   private readonly clock = new ClockText();
   private readonly widths = [0, 6, 0, 0, 0, 0, 0];
   private readonly scratch = new LineBuffer();
+  /** Interface names as the line shows them, escaped. */
+  private readonly interfaces = new Map<string, string>();
 
   constructor(
     private readonly color: boolean,
@@ -73,9 +94,9 @@ export class HumanFormatter {
       (this.color ? `${COLORS[event.verdict]}${verdict}${RESET}  ` : `${verdict}  `) +
       `${this.column(2, chain.policy)}  ` +
       `${this.column(3, escapeControl(eventNamespace(event) ?? '-'))}  ` +
-      `${this.column(4, escapeControl(`${sideText(event, 'src')} → ${sideText(event, 'dst')}`))}  ` +
+      `${this.column(4, `${escapedSide(event, 'src')} → ${escapedSide(event, 'dst')}`)}  ` +
       `${this.column(5, packetTuple(event.fields))}  ` +
-      `${this.column(6, escapeControl(this.interfaceName(event.iifindex) ?? `if${event.iifindex}`))}  ` +
+      `${this.column(6, this.interfaceText(event.iifindex))}  ` +
       `${chain.sentence}\n`;
     out.utf8(line);
   }
@@ -86,6 +107,18 @@ export class HumanFormatter {
     const line = this.scratch.take().toString();
     this.scratch.recycle();
     return line;
+  }
+
+  private interfaceText(ifindex: number): string {
+    const name = this.interfaceName(ifindex);
+    if (name === undefined) return `if${ifindex}`;
+    let text = this.interfaces.get(name);
+    if (text === undefined) {
+      if (this.interfaces.size >= MAX_INTERFACE_NAMES) this.interfaces.clear();
+      text = escapeControl(name);
+      this.interfaces.set(name, text);
+    }
+    return text;
   }
 
   /** `value` padded to its column's width, which grows to fit it. */

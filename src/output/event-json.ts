@@ -1,105 +1,150 @@
 import type { NetworkEvent } from '../events/network-event';
-import { epochSecondsOf, firstSampleOf, nanosecondsOf, sampleCountOf } from '../events/event-samples';
+import { firstSampleOf, sampleCountOf, summaryOf } from '../events/event-samples';
+import { addon, type NativeEventJsonWriter } from '../native/binding';
+import { PacketFieldsView } from '../packet/fields';
 import { LineBuffer } from './line-buffer';
-import { toHex } from './hex';
 import { chainJsonOf } from './chain-json';
-import { jsonString, numberMember } from './json-text';
-import { writePacketJsonTail } from './packet-forms';
+import { jsonString } from './json-text';
 import { sharedJsonBytes } from './shared-json';
 
-/** Bumped when a field changes meaning or goes away; new fields may appear without it. */
-export const EVENT_JSON_VERSION = 1;
+const { slot: SLOT, slots: SLOTS, maxPieces: MAX_PIECES, version } = addon.EventJsonWriter;
 
-/** RFC 3339 UTC time with nanoseconds; the date and time of a second made once for the events of that second. */
-class IsoClock {
-  private second = -1;
-  private prefix = '';
+/** Bumped when a field changes meaning or goes away; new fields may appear without it (native/render/event_json.h). */
+export const EVENT_JSON_VERSION: number = version;
 
-  format(seconds: number, nanoseconds: number): string {
-    if (seconds !== this.second) {
-      this.second = seconds;
-      this.prefix = new Date(seconds * 1000).toISOString().slice(0, 19);
-    }
-    return `${this.prefix}.${String(nanoseconds).padStart(9, '0')}Z`;
-  }
-}
-
-/** The time in ns since the epoch, as the decimal digits of timestampNs. */
-function nanosecondsText(seconds: number, nanoseconds: number): string {
-  return seconds === 0 ? String(nanoseconds) : `${seconds}${String(nanoseconds).padStart(9, '0')}`;
-}
-
-/** Interface names met before they start over. */
-const MAX_INTERFACE_NAMES = 4096;
+/** The most pieces one line sets: the chain's two, two endpoints, the interface, the datapath. */
+const PIECES_PER_LINE = 6;
+const TWO_32 = 0x1_0000_0000n;
 
 /**
- * One JSON line per packet, assembled as bytes (no intermediate object or string of the whole
- * line): what the database gives (the chain, the endpoints, the datapath), shared by many
- * packets, copied from bytes made once each; the packet and its bytes written by the native
- * decoder's JSON writer from the packet decoded for grouping. The schema is in README.md
- * ("watch --format json"); bigints are decimal strings, bytes lowercase hex. A source without
- * the packet's bytes gets no `packet` and no `data`.
+ * One JSON line per packet, written natively in one call (native/render/event_json.h): the
+ * packet's and its first sample's parts from their bytes (read from the batch record where the
+ * event came from a batch), what the database and configuration give (the chain, the endpoints,
+ * the interface name, the datapath) as JSON bytes made here once per chain, endpoint, name or
+ * datapath and kept natively by id. The schema is in README.md ("watch --format json"); bigints
+ * are decimal strings, bytes lowercase hex. A source without the packet's bytes gets no `packet`
+ * and no `data`.
  */
 export class JsonFormatter {
-  private readonly clock = new IsoClock();
-  private readonly interfaces = new Map<string, string>();
-  private readonly scratch = new LineBuffer();
+  readonly #writer: NativeEventJsonWriter = new addon.EventJsonWriter();
+  readonly #numbers = new Float64Array(SLOTS);
+  readonly #scratch = new LineBuffer();
+  // Piece ids by what they are made of; chains (shared by every packet that takes the same way),
+  // endpoints and datapaths are immutable objects the library shares; names are strings.
+  #objects = new WeakMap<object, number>();
+  readonly #names = new Map<string, number>();
+  #nextPiece = 0;
 
   constructor(private readonly interfaceName: (ifindex: number) => string | undefined) {}
 
   /** The line of `event`, '\n' included, written at the end of `out`. */
   write(event: NetworkEvent, out: LineBuffer): void {
-    const first = firstSampleOf(event);
-    const chain = chainJsonOf(event);
-    const seconds = epochSecondsOf(event);
-    const nanoseconds = nanosecondsOf(event);
-    out.latin1(
-      `{"version":${EVENT_JSON_VERSION},"time":"${this.clock.format(seconds, nanoseconds)}","timestampNs":"${nanosecondsText(seconds, nanoseconds)}"`,
-    );
-    out.bytes(chain.head);
-    if (event.src !== undefined) {
-      out.latin1(',"src":');
-      out.bytes(sharedJsonBytes(event.src));
-    }
-    if (event.dst !== undefined) {
-      out.latin1(',"dst":');
-      out.bytes(sharedJsonBytes(event.dst));
-    }
-    out.bytes(chain.steps);
+    const n = this.#numbers;
+    // Every piece this line needs stays set until it is written.
+    if (this.#nextPiece > MAX_PIECES - PIECES_PER_LINE) this.#clearPieces();
+    const chain = this.#chainPieces(event);
+    n[SLOT.head] = chain;
+    n[SLOT.steps] = chain + 1;
+    n[SLOT.src] = event.src === undefined ? -1 : this.#jsonPiece(event.src);
+    n[SLOT.dst] = event.dst === undefined ? -1 : this.#jsonPiece(event.dst);
+    n[SLOT.datapath] = event.datapath === undefined ? -1 : this.#jsonPiece(event.datapath);
     const iface = this.interfaceName(event.iifindex);
-    const cookie = first.userCookie;
-    const numbers =
-      `,"group":${event.group},"iifindex":${event.iifindex}` +
-      (iface === undefined ? '' : this.interfaceJson(iface)) +
-      numberMember('oifindex', event.oifindex) +
-      numberMember('nsid', event.nsid) +
-      `,"origSize":${first.origSize},"rate":${first.rate},"probability":${first.probability}` +
-      (cookie === undefined ? '' : `,"cookie":"${toHex(cookie)}"`);
-    if (event.datapath === undefined) {
-      out.utf8(`${numbers},"samples":${sampleCountOf(event)}`);
+    n[SLOT.interface] = iface === undefined ? -1 : this.#interfacePiece(iface);
+    n[SLOT.samples] = sampleCountOf(event);
+    const fields = event.fields;
+    const packet = fields instanceof PacketFieldsView ? fields : undefined;
+    n[SLOT.slot] = packet === undefined ? -1 : packet.slot;
+    const summary = summaryOf(event);
+    const batch = summary?.recordBatch;
+    let bytes: Uint8Array | undefined;
+    let cookie: Uint8Array | undefined;
+    if (batch !== undefined) {
+      n[SLOT.record] = summary!.recordAt;
+      n[SLOT.littleEndian] = batch.littleEndian ? 1 : 0;
+      n[SLOT.timeFromRecord] = summary!.recordTime ? 1 : 0;
+      if (!summary!.recordTime) this.#time(event.timestampNs);
+      bytes = batch.bytes;
     } else {
-      out.utf8(`${numbers},"datapath":`);
-      out.bytes(sharedJsonBytes(event.datapath));
-      out.latin1(`,"samples":${sampleCountOf(event)}`);
+      const first = firstSampleOf(event);
+      n[SLOT.record] = -1;
+      this.#time(event.timestampNs);
+      n[SLOT.group] = event.group;
+      n[SLOT.iifindex] = event.iifindex;
+      n[SLOT.oifindex] = event.oifindex ?? -1;
+      n[SLOT.hasNsid] = event.nsid === undefined ? 0 : 1;
+      n[SLOT.nsid] = event.nsid ?? 0;
+      n[SLOT.origSize] = first.origSize;
+      n[SLOT.rate] = first.rate;
+      n[SLOT.probability] = first.probability ? 1 : 0;
+      bytes = packet?.data;
+      cookie = first.userCookie;
     }
-    if (!writePacketJsonTail(event.fields, out)) out.latin1('}\n');
+    n[SLOT.outAt] = out.end;
+    let end = this.#writer.write(out.buffer, n, packet?.words, bytes, cookie);
+    if (end < 0) {
+      out.room(-end);
+      n[SLOT.outAt] = out.end;
+      end = this.#writer.write(out.buffer, n, packet?.words, bytes, cookie);
+    }
+    out.end = end;
   }
 
   /** The line of `event` as a string ('\n' included). */
   format(event: NetworkEvent): string {
-    this.write(event, this.scratch);
-    const line = this.scratch.take().toString();
-    this.scratch.recycle();
+    this.write(event, this.#scratch);
+    const line = this.#scratch.take().toString();
+    this.#scratch.recycle();
     return line;
   }
 
-  private interfaceJson(name: string): string {
-    let json = this.interfaces.get(name);
-    if (json === undefined) {
-      if (this.interfaces.size >= MAX_INTERFACE_NAMES) this.interfaces.clear();
-      json = `,"interface":${jsonString(name)}`;
-      this.interfaces.set(name, json);
+  #time(timestampNs: bigint): void {
+    const ns = BigInt.asUintN(64, timestampNs);
+    this.#numbers[SLOT.timeHigh] = Number(ns / TWO_32);
+    this.#numbers[SLOT.timeLow] = Number(ns % TWO_32);
+  }
+
+  /** The chain's two pieces, what a line says of it before the endpoints (`verdict`, `message`) and after them (`chain`): the first's id. */
+  #chainPieces(event: NetworkEvent): number {
+    let id = this.#objects.get(event.chain);
+    if (id === undefined) {
+      const json = chainJsonOf(event);
+      id = this.#piece(json.head);
+      this.#piece(json.steps);
+      this.#objects.set(event.chain, id);
     }
-    return json;
+    return id;
+  }
+
+  /** An endpoint's or a datapath's JSON. */
+  #jsonPiece(value: object): number {
+    let id = this.#objects.get(value);
+    if (id === undefined) {
+      id = this.#piece(sharedJsonBytes(value));
+      this.#objects.set(value, id);
+    }
+    return id;
+  }
+
+  #interfacePiece(name: string): number {
+    let id = this.#names.get(name);
+    if (id === undefined) {
+      id = this.#piece(Buffer.from(`,"interface":${jsonString(name)}`));
+      this.#names.set(name, id);
+    }
+    return id;
+  }
+
+  #piece(bytes: Uint8Array): number {
+    const id = this.#nextPiece++;
+    this.#writer.setPiece(id, bytes);
+    return id;
+  }
+
+  /** Starts the pieces over: made-up chains, endpoints and names must not grow the table without end. */
+  #clearPieces(): void {
+    this.#writer.clearPieces();
+    this.#objects = new WeakMap();
+    this.#names.clear();
+    this.#nextPiece = 0;
   }
 }

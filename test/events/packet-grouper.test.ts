@@ -22,7 +22,18 @@ function push(grouper: PacketGrouper<Packet>, s: Sample): void {
   const timeNs = Number(s.timestampNs);
   const pending = grouper.find(hash, s.datapathKey, timeNs, s.data, 0, s.data.length);
   if (pending !== undefined) pending.members.push(s);
-  else grouper.add({ hash, datapathKey: s.datapathKey, timeNs, bytes: s.data, start: 0, length: s.data.length, deadline: 0, members: [s] });
+  else
+    grouper.add({
+      hash,
+      datapathKey: s.datapathKey,
+      timeNs,
+      bytes: s.data,
+      start: 0,
+      length: s.data.length,
+      deadline: 0,
+      waiting: false,
+      members: [s],
+    });
 }
 
 it('groups the same bytes on the same datapath within the window, keeps the rest apart, in arrival order', () => {

@@ -59,6 +59,18 @@ it("watch's human line: one line whatever the names hold, their control characte
   expect(line.match(/\u001b\[[0-9;]*m/g)?.length).toBe(2);
 });
 
+it("watch's human lines: endpoints and interface names escaped (each once, kept), the same on every line", () => {
+  const formatter = new HumanFormatter(false, () => `eth${HOSTILE}`);
+  const first = formatter.format(hostileEvent());
+  const again = formatter.format(hostileEvent());
+  for (const line of [first, again]) {
+    expect(line.slice(0, -1)).not.toMatch(/[\n\r\u0000\u001b\u007f]/);
+    expect(line).toContain(`shop${ESCAPED}/client → `);
+    expect(line).toContain(`  eth${ESCAPED}  `);
+  }
+  expect(again).toBe(first);
+});
+
 it("watch's observ lines: the decoder's sentence escaped, each line still one line", () => {
   const out = new ObservFormatter({ logCookie: false, printFullPacket: false, enrich: true }).format(hostileEvent());
   const lines = out.split('\n');

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { decodePacket, encodePsample, type NetworkEvent, type PsampleMessage, type VerdictStep } from '../../src/index';
+import { NetworkEventAssembler } from '../../src/events/event-assembler';
 import { chainText } from '../../src/events/network-event';
 import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import { formatCookieHex } from '../../src/ovn/cookie';
@@ -104,10 +105,11 @@ describe('JsonFormatter', () => {
           dst: fc.option(fc.constantFrom(pod, outside), { nil: undefined }),
           iface: fc.option(fc.string(), { nil: undefined }),
           oifindex: fc.option(fc.nat(0xffff), { nil: undefined }),
+          nsid: fc.option(fc.integer({ min: -2_147_483_648, max: 2_147_483_647 }), { nil: undefined }),
           cookie: fc.option(fc.uint8Array({ maxLength: 16 }), { nil: undefined }),
           lazy: fc.boolean(),
         }),
-        ({ frame, timestampNs, chain, src, dst, iface, oifindex, cookie, lazy }) => {
+        ({ frame, timestampNs, chain, src, dst, iface, oifindex, nsid, cookie, lazy }) => {
           const plain: PsampleMessage = {
             command: 'sample',
             group: 10,
@@ -128,6 +130,7 @@ describe('JsonFormatter', () => {
             group: 10,
             iifindex: 7,
             oifindex,
+            nsid,
             fields: packetFields(frame.bytes, frame.proto),
             packet: decodePacket(frame.bytes, frame.proto),
             src,
@@ -146,5 +149,136 @@ describe('JsonFormatter', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("writes the same of the assembler's events, whose first sample it reads from its batch record", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            frame: fc.constantFrom(...craftedFrames),
+            // 0: a kernel before 5.13, whose samples the arrival time stands in for.
+            timestampNs: fc.oneof(fc.constant(0n), fc.bigInt({ min: 1n, max: (1n << 64n) - 1n })),
+            iifindex: fc.nat(0xffff),
+            oifindex: fc.option(fc.nat(0xffff), { nil: undefined }),
+            origSize: fc.nat(0xffffffff),
+            rate: fc.nat(0xffffffff),
+            probability: fc.boolean(),
+            cookie: fc.option(fc.oneof(fc.uint8Array({ minLength: 8, maxLength: 8 }), fc.uint8Array({ maxLength: 16 })), {
+              nil: undefined,
+            }),
+          }),
+          { minLength: 1, maxLength: 6 },
+        ),
+        fc.option(fc.string(), { nil: undefined }),
+        (picks, iface) => {
+          const messages = picks.map(({ frame, cookie, ...rest }) =>
+            encodePsample({ ...rest, group: 9, proto: frame.proto, data: frame.bytes, userCookie: cookie }),
+          );
+          const [buffer, count] = addon.decode(Buffer.concat(messages), 0, statValues());
+          const events: NetworkEvent[] = [];
+          const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
+          assembler.on('event', (event) => events.push(event));
+          assembler.pushBatch(new PsampleBatch(buffer, count, NATIVE_LITTLE_ENDIAN));
+          expect(events).toHaveLength(picks.length);
+          const formatter = new JsonFormatter(() => iface);
+          for (const event of events) expect(formatter.format(event)).toBe(reference(event, iface));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('EventJsonWriter, the native line writer', () => {
+  const { slot: SLOT, slots: SLOTS, maxPieces } = addon.EventJsonWriter;
+  const numbers = (): Float64Array => {
+    const n = new Float64Array(SLOTS).fill(-1);
+    for (const name of [
+      'outAt',
+      'timeHigh',
+      'timeLow',
+      'group',
+      'iifindex',
+      'hasNsid',
+      'nsid',
+      'origSize',
+      'rate',
+      'probability',
+      'samples',
+    ] as const) {
+      n[SLOT[name]] = 0;
+    }
+    n[SLOT.head] = 0;
+    n[SLOT.steps] = 1;
+    return n;
+  };
+
+  it('refuses pieces it was never given, ids past its table and records outside their batch, with usage errors', () => {
+    const writer = new addon.EventJsonWriter();
+    const out = Buffer.alloc(4096);
+    expect(() => writer.write(out, numbers())).toThrow(/piece 0 is not set/);
+    writer.setPiece(0, Buffer.from(',"verdict":"unknown","message":"x"'));
+    writer.setPiece(1, Buffer.from(',"chain":[]'));
+    expect(writer.write(out, numbers())).toBeGreaterThan(0);
+    expect(() => writer.setPiece(maxPieces, Buffer.from('x'))).toThrow(TypeError);
+    const n = numbers();
+    n[SLOT.src] = 7;
+    expect(() => writer.write(out, n)).toThrow(/piece 7 is not set/);
+    const record = numbers();
+    record[SLOT.record] = 4;
+    expect(() => writer.write(out, record, undefined, new Uint8Array(16))).toThrow(RangeError);
+    writer.clearPieces();
+    expect(() => writer.write(out, numbers())).toThrow(/piece 0 is not set/);
+  });
+
+  it('says how much a line needs that does not fit, and never writes before where it was told to', () => {
+    const writer = new addon.EventJsonWriter();
+    writer.setPiece(0, Buffer.from(',"verdict":"unknown","message":"x"'));
+    writer.setPiece(1, Buffer.from(',"chain":[]'));
+    const whole = Buffer.alloc(4096);
+    const end = writer.write(whole, numbers());
+    const small = Buffer.alloc(end + 2, 0xee);
+    const at = numbers();
+    at[SLOT.outAt] = 3;
+    expect(writer.write(small, at)).toBe(-end);
+    expect([...small.subarray(0, 3)]).toEqual([0xee, 0xee, 0xee]);
+    const room = Buffer.alloc(end + 3, 0xee);
+    expect(writer.write(room, at)).toBe(end + 3);
+    expect(room.subarray(3).toString()).toBe(whole.subarray(0, end).toString());
+  });
+
+  it('starts its pieces over when the table is full, and every line stays right', () => {
+    const formatter = new JsonFormatter(() => undefined);
+    const frame = craftedFrames[0]!;
+    const base: NetworkEvent = {
+      timestampNs: 1_750_000_000_000_000_000n,
+      group: 1,
+      iifindex: 2,
+      fields: packetFields(frame.bytes, frame.proto),
+      packet: decodePacket(frame.bytes, frame.proto),
+      verdict: 'allow',
+      chain: [{ verdict: 'allow', text: 'Allowed', policy: 'np:web', samples: 1 }],
+      samples: [
+        {
+          command: 'sample',
+          group: 1,
+          groupSeq: 0,
+          iifindex: 2,
+          origSize: 60,
+          rate: 1,
+          probability: false,
+          timestampNs: 0n,
+          proto: frame.proto,
+          data: frame.bytes,
+        },
+      ],
+    };
+    // Each event a new endpoint: more pieces than the table holds.
+    for (let i = 0; i < maxPieces + 10; i++) {
+      const event = { ...base, src: Object.freeze({ kind: 'external' as const, ip: `10.0.${i >> 8}.${i & 255}` }) };
+      const line = formatter.format(event);
+      if (i % 4096 === 0 || i >= maxPieces - 10) expect(line).toBe(reference(event, undefined));
+    }
   });
 });
