@@ -1,4 +1,4 @@
-import { chainText, eventNamespace, policyText, sideText, type NetworkEvent, type VerdictStep } from '../events/network-event';
+import { chainText, eventNamespace, ingressText, policyText, sideText, type NetworkEvent, type VerdictStep } from '../events/network-event';
 import type { Verdict } from '../events/verdict';
 import { epochSecondsOf, nanosecondsOf } from '../events/event-samples';
 import { escapeControl } from './control-text';
@@ -75,7 +75,7 @@ export class HumanFormatter {
       `${this.column(3, escapeControl(eventNamespace(event) ?? '-'))}  ` +
       `${this.column(4, escapeControl(`${sideText(event, 'src')} → ${sideText(event, 'dst')}`))}  ` +
       `${this.column(5, packetTuple(event.fields))}  ` +
-      `${this.column(6, escapeControl(this.interfaceName(event.iifindex) ?? `if${event.iifindex}`))}  ` +
+      `${this.column(6, escapeControl(ingressText(event, this.interfaceName)))}  ` +
       `${chain.sentence}\n`;
     out.utf8(line);
   }

@@ -1,5 +1,6 @@
 import { formatCookieHex } from '../ovn/cookie';
 import { chainText, type NetworkEvent, type VerdictStep } from '../events/network-event';
+import type { IpfixSample } from '../ipfix/types';
 import { epochSecondsOf, firstSampleOf, nanosecondsOf, sampleCountOf } from '../events/event-samples';
 import { LineBuffer } from './line-buffer';
 import { toHex } from './hex';
@@ -61,6 +62,12 @@ function chainJsonOf(event: NetworkEvent): ChainJson {
   return json;
 }
 
+/** Where an IPFIX record came from and the packets it stands for: `"source":"ipfix","exporter":"ADDR:PORT","weight":W`. */
+function ipfixMembers(record: IpfixSample): string {
+  const { address, port } = record.exporter;
+  return `,"source":"ipfix","exporter":"${address.includes(':') ? `[${address}]` : address}:${port}","weight":${record.weight}`;
+}
+
 /** Interface names met before they start over. */
 const MAX_INTERFACE_NAMES = 4096;
 
@@ -98,11 +105,13 @@ export class JsonFormatter {
       out.bytes(sharedJsonBytes(event.dst));
     }
     out.bytes(chain.steps);
-    const iface = this.interfaceName(event.iifindex);
+    const record = event.ipfix;
+    const iface = record === undefined ? this.interfaceName(event.iifindex) : record.packet.ingressInterfaceName;
     const cookie = first.userCookie;
     const numbers =
       `,"group":${event.group},"iifindex":${event.iifindex}` +
       (iface === undefined ? '' : this.interfaceJson(iface)) +
+      (record === undefined ? '' : ipfixMembers(record)) +
       numberMember('oifindex', event.oifindex) +
       numberMember('nsid', event.nsid) +
       `,"origSize":${first.origSize},"rate":${first.rate},"probability":${first.probability}` +
