@@ -209,7 +209,8 @@ async function startIpfixSession(
         ...(options.forceIpfix === true ? { force: true } : {}),
       });
       log.warn({ collectorSet: options.id, bridge: options.bridge }, IPFIX_COST_WARNING);
-      if (claim.forced) log.warn({ datapath: claim.support.datapathType }, `--force-ipfix: ${claim.support.reason} Every sample now also costs an upcall.`);
+      if (claim.forced)
+        log.warn({ datapath: claim.support.datapathType }, `--force-ipfix: ${claim.support.reason} Every sample now also costs an upcall.`);
       const what = `Flow_Sample_Collector_Set ${options.id} on ${options.bridge}`;
       log.info(
         { collectorSet: options.id, bridge: options.bridge, target: claim.target },

@@ -24,7 +24,8 @@ export interface PipelineOptions {
 }
 
 /** The counts of the source a pipeline reads: one of the two sources' stats(). */
-export type SourceStats = { readonly source: 'psample'; readonly stats: PsampleStats } | { readonly source: 'ipfix'; readonly stats: IpfixStats };
+export type SourceStats =
+  { readonly source: 'psample'; readonly stats: PsampleStats } | { readonly source: 'ipfix'; readonly stats: IpfixStats };
 
 /** Samples in, NetworkEvents out: the collector set, the OVN mirror, the source and the assembler of a watch or top. */
 export interface Pipeline {

@@ -143,7 +143,7 @@ export function parseSource(value: string): SourceChoice {
   const [protocol, family, group, ...extra] = value.split(':');
   if ((protocol !== 'usersock' && protocol !== 'generic') || family === undefined || group === undefined || extra.length > 0) {
     throw new CliUsageError(
-      `--source ${value}: use ${SAMPLE_SOURCES.join(', ')}, or usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID for injected samples`,
+      `--source ${value}: use usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID for injected samples, or one of ${SAMPLE_SOURCES.join(', ')}`,
     );
   }
   return {

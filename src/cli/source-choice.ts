@@ -13,6 +13,9 @@ export function chooseSource(kind: SampleSourceKind, ovs: LocalOvs, bridge: stri
   if (kind !== 'auto') return kind;
   const support = psampleSupport(ovs, bridge);
   const chosen = support.supported === false ? 'ipfix' : 'psample';
-  log.info({ source: chosen, datapath: support.datapathType, psample: support.supported }, `--source auto: reading ${chosen}. ${support.reason}`);
+  log.info(
+    { source: chosen, datapath: support.datapathType, psample: support.supported },
+    `--source auto: reading ${chosen}. ${support.reason}`,
+  );
   return chosen;
 }

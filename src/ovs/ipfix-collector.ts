@@ -226,7 +226,9 @@ async function takeOver(
   ];
   // The set is the dead watch's own when it marked it too: it made the set for IPFIX alone.
   const madeSet = set.ours && set.ownerProcess !== undefined && sameOwner(set.ownerProcess, recorded);
-  const rowIds = Object.fromEntries([...mapColumn(ovs.cache.table('IPFIX').get(row.uuid)!, 'external_ids')].map(([k, v]) => [String(k), String(v)]));
+  const rowIds = Object.fromEntries(
+    [...mapColumn(ovs.cache.table('IPFIX').get(row.uuid)!, 'external_ids')].map(([k, v]) => [String(k), String(v)]),
+  );
   const operations: unknown[] = [
     // Stamped only while the dead owner's marks are still there: of two processes taking it over at once, one wins.
     {

@@ -117,7 +117,10 @@ async function listenIpfix(
     );
     const output = new BufferedOutput(target, () => stop());
     source.on('drop', (drop) =>
-      log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} IPFIX record(s) lost (${drop.kind}), ${drop.total} in all`),
+      log.warn(
+        { kind: drop.kind, count: drop.count, total: drop.total },
+        `${drop.count} IPFIX record(s) lost (${drop.kind}), ${drop.total} in all`,
+      ),
     );
     let shown = 0;
     source.on('batch', (batch) => {
@@ -137,7 +140,12 @@ async function listenIpfix(
       source.close();
       await output.close();
       const stats = source.stats();
-      log.info({ shown, ...stats }, `${shown} shown; ${Object.entries(stats).map(([name, count]) => `${name}=${count}`).join(' ')}`);
+      log.info(
+        { shown, ...stats },
+        `${shown} shown; ${Object.entries(stats)
+          .map(([name, count]) => `${name}=${count}`)
+          .join(' ')}`,
+      );
     };
   });
 }
