@@ -5,7 +5,7 @@ import { CollectorWatch } from '../ovs/collector-watch';
 import { OvsCollectorNotFoundError } from '../ovs/errors';
 import type { IpfixSource } from '../ipfix/source';
 import { thisProcess } from '../ovs/collector-owner';
-import { addIpfixCollector, IPFIX_COST_WARNING, releaseIpfixCollector, type IpfixCollectorClaim } from '../ovs/ipfix-collector';
+import { addIpfixCollector, IPFIX_COST_WARNING, ipfixOfSet, releaseIpfixCollector, type IpfixCollectorClaim } from '../ovs/ipfix-collector';
 import type { LocalOvs } from '../ovs/local-ovs';
 import type { SslOptions } from '../ovsdb/transport';
 import { hasLocalOvs, openLocalOvs } from './node-databases';
@@ -229,14 +229,52 @@ async function startIpfixSession(
     throw error;
   }
   const source = ipfix;
+  const bridgeUuid = ovs.bridge(options.bridge)?._uuid;
+  const target = claim?.target;
+  const readding = new Set<Promise<void>>();
+  // Someone deleting the set (ovnkube-observ at its exit deletes set 42) stops the export: it is attached again.
+  const watch = claim === undefined || bridgeUuid === undefined ? undefined : new CollectorWatch(ovs, bridgeUuid, options.id);
+  watch?.on('vanished', (set) => {
+    log.warn({ collectorSet: set.id }, `${describe(set)} was deleted: OVS no longer exports IPFIX to ${target}; attaching it again`);
+    const attempt = addIpfixCollector(ovs, {
+      bridge: options.bridge,
+      id: options.id,
+      target: target!,
+      owner: thisProcess(),
+      ...(options.forceIpfix === true ? { force: true } : {}),
+    })
+      .then((next) => {
+        claim = next;
+        log.info(
+          { target: next.target },
+          `${next.made === 'nothing' ? 'reusing' : 'attached again'}: ${describe(next.set)} exports IPFIX to ${next.target}`,
+        );
+      })
+      .catch((error: Error) => log.error({ err: error.message }, `could not attach IPFIX again: ${error.message}`));
+    readding.add(attempt);
+    void attempt.finally(() => readding.delete(attempt));
+  });
   return {
     source: 'ipfix',
     ipfix: source,
     groups: [],
     ovs,
-    problem: () => (ovsConnected ? undefined : `the OVS database (${ovs.client.remote}) is disconnected; reconnecting`),
+    problem() {
+      if (!ovsConnected) return `the OVS database (${ovs.client.remote}) is disconnected; reconnecting`;
+      if (watch === undefined) return undefined;
+      const set = watch.set;
+      if (set === undefined)
+        return `Flow_Sample_Collector_Set ${options.id} on ${options.bridge} is gone, so OVS exports no IPFIX to ${target} (attaching it again)`;
+      const targets = ipfixOfSet(ovs, set)?.targets ?? [];
+      return targets.includes(target!)
+        ? undefined
+        : `${describe(set)} exports IPFIX to ${targets.join(', ') || 'nowhere'}, not ${target}: no more samples reach this watch; restart it`;
+    },
     async close() {
+      watch?.close();
       try {
+        // An export being attached again as the watch stops is removed with the rest.
+        await Promise.all(readding);
         if (claim !== undefined && claim.made !== 'nothing' && (await releaseIpfixCollector(ovs, claim))) {
           log.info(
             claim.made === 'set'

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatCookieHex } from '../../src/ovn/cookie';
 import { haveOvsVswitchd, OvsExporter } from '../ipfix/support/ovs-exporter';
 import { sampleMetadataOf, OVNK_SAMPLING_APP_IDS } from '../ovn/support/ovnk-fixtures';
+import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
 import { startCli, type CliProcess } from './support/cli-process';
 import { ACLS, DEFAULT_KEY, PODS, startOvnkNodeDatabases, type AclName, type OvnkNodeDatabases, type Pod } from './support/ovnk-node';
 
@@ -278,6 +279,24 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect(await collectorSets()).toBe('');
     });
 
+    it('a set deleted under the watch (as ovnkube-observ does at its exit) is made again, the export resumes, and is removed at exit', async () => {
+      const port = await freeUdpPort();
+      const run = watchAuto(port, ['--format', 'json']);
+      await listeningIpfix(run);
+      await ovs.vsctl('--', '--all', 'destroy', 'Flow_Sample_Collector_Set');
+      await run.logged(message(/^attached again: Flow_Sample_Collector_Set 42 on br0/), 'the export attached again');
+      expect(
+        run.records().find(message(/was deleted: OVS no longer exports IPFIX to 127\.0\.0\.1:\d+; attaching it again$/)),
+      ).toBeDefined();
+      expect((await ipfixRows()).map((row) => row.targets)).toEqual([`127.0.0.1:${port}`]);
+      await ovs.receive('p1', ping(PODS.client, PODS.backend));
+      await until(() => run.stdout().includes('"verdict":"drop"'), 'the drop line after the set came back');
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(await ipfixRows()).toEqual([]);
+      expect(await collectorSets()).toBe('');
+    });
+
     it('detaches only its IPFIX row from a set someone else made, and leaves the set', async () => {
       await ovs.vsctl('--', '--id=@br', 'get', 'Bridge', 'br0', '--', 'create', 'Flow_Sample_Collector_Set', 'id=42', 'bridge=@br');
       const port = await freeUdpPort();
@@ -290,5 +309,54 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect(await ipfixRows()).toEqual([]);
       expect(await collectorSets()).toMatch(/^id\s+: 42\nipfix\s+: \[\]$/);
     });
+  });
+});
+
+describe.skipIf(!root)('a node whose datapath has psample: IPFIX never by default', () => {
+  let node: NodeOvs;
+  beforeAll(async () => {
+    node = await startNodeOvs({ psample: 'true' });
+  });
+  afterAll(() => node?.stop());
+
+  const ipfixRows = async (): Promise<unknown[]> => {
+    const [result] = (await node.writer.transact('Open_vSwitch', [{ op: 'select', table: 'IPFIX', where: [] }])) as [{ rows: unknown[] }];
+    return result.rows;
+  };
+  const watch = async (args: readonly string[]): Promise<CliProcess> =>
+    startCli([
+      'watch',
+      '--no-enrich',
+      '--db',
+      node.remote,
+      '--add-ovs-collector',
+      '--log-format',
+      'json',
+      '--ipfix-listen',
+      `127.0.0.1:${await freeUdpPort()}`,
+      ...args,
+    ]);
+
+  it('--source auto reads psample there: no IPFIX row is made (this kernel has no psample, so it fails and removes its set)', async () => {
+    const run = await watch(['--source', 'auto']);
+    expect(await run.exited).toBe(1);
+    expect(run.records().find(message(/^--source auto: reading psample\. ovs-vswitchd found the psample action/))).toBeDefined();
+    expect(await ipfixRows()).toEqual([]);
+    expect(await node.collectorSetRows()).toEqual([]);
+  });
+
+  it('--source ipfix --add-ovs-collector is refused there (every sample would come twice) unless --force-ipfix, which warns and cleans up', async () => {
+    const refused = await watch(['--source', 'ipfix']);
+    expect(await refused.exited).toBe(1);
+    expect(refused.stderr()).toMatch(/OVS_IPFIX_NOT_NEEDED.*--force-ipfix/);
+    expect(await ipfixRows()).toEqual([]);
+    const forced = await watch(['--source', 'ipfix', '--force-ipfix']);
+    await listeningIpfix(forced);
+    expect(forced.records().find(message(/^--force-ipfix: ovs-vswitchd found the psample action/))).toBeDefined();
+    expect(await ipfixRows()).toHaveLength(1);
+    forced.child.kill('SIGTERM');
+    expect(await forced.exited).toBe(0);
+    expect(await ipfixRows()).toEqual([]);
+    expect(await node.collectorSetRows()).toEqual([]);
   });
 });
