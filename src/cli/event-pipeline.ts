@@ -4,6 +4,7 @@ import type { OvnDecoderStats } from '../ovn/decode-stats';
 import { openIpfix, type IpfixSource } from '../ipfix/source';
 import type { OpenIpfixOptions } from '../ipfix/options';
 import type { IpfixStats } from '../ipfix/stats';
+import { dropPrivileges } from '../psample/privileges';
 import { openPsample, type PsampleSocket } from '../psample/socket';
 import type { OpenPsampleOptions, PsampleStats } from '../psample/types';
 import { InterfaceNames } from '../ovs/interface-names';
@@ -66,7 +67,10 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
       ...(ovn === undefined ? {} : { decoder: ovn.decoder, ...(ovn.pods === undefined ? {} : { pods: ovn.pods }) }),
       groupWindowMs: options.groupWindowMs,
     });
-    if (collector.ipfix !== undefined) return ipfixPipeline(collector.ipfix, assembler, collector, ovn, log);
+    if (collector.ipfix !== undefined) {
+      warnPsampleOnly(options, log);
+      return ipfixPipeline(collector.ipfix, assembler, collector, ovn, options.socket.dropPrivileges, log);
+    }
     const socket = openPsample({ ...options.socket, ...(collector.groups.length === 0 ? {} : { groups: collector.groups }) });
     if (socket.privileges !== undefined) {
       const { unreachedThreads, ...privileges } = socket.privileges;
@@ -128,6 +132,18 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
   }
 }
 
+/** --source auto chose IPFIX: the psample socket's options given with it do nothing, which is said once. */
+function warnPsampleOnly(options: PipelineOptions, log: Logger): void {
+  const { socket, collector } = options;
+  const unused = [
+    ...(collector.groups.length > 0 ? ['--group'] : []),
+    ...(socket.netns === undefined ? [] : ['--netns']),
+    ...(socket.listenAllNsid === true ? ['--all-nsid'] : []),
+  ];
+  if (unused.length > 0)
+    log.warn({ ignored: unused }, `${unused.join(', ')} ignored: they shape the psample socket, and --source auto chose IPFIX`);
+}
+
 /** What the metrics read of the databases, whichever the source. */
 function sharedMetricsSources(collector: CollectorSession, session: OvnSession | undefined): MetricsSources {
   const ovsCache = collector.ovs?.cache;
@@ -148,9 +164,18 @@ function ipfixPipeline(
   assembler: NetworkEventAssembler,
   collector: CollectorSession,
   session: OvnSession | undefined,
+  dropRequest: OpenPsampleOptions['dropPrivileges'],
   log: Logger,
 ): Pipeline {
   ipfix.on('batch', (batch) => assembler.pushIpfix(batch));
+  // As the psample socket does once it has joined: the socket is bound and the collector set attached.
+  if (dropRequest !== undefined && dropRequest !== false) {
+    const report = dropPrivileges(dropRequest);
+    log[report.unreachedThreads.length === 0 ? 'info' : 'warn'](
+      { ...report, unreachedThreads: report.unreachedThreads.map((t) => t.tid) },
+      describePrivileges(report),
+    );
+  }
   const where = `${ipfix.address.includes(':') ? `[${ipfix.address}]` : ipfix.address}:${ipfix.port}`;
   log.info(
     { address: ipfix.address, port: ipfix.port, receiveBufferBytes: ipfix.receiveBufferBytes },

@@ -194,7 +194,6 @@ export function sourceChoice(flags: SocketFlags): SourceChoice {
     const psampleOnly = [
       ['--netns', flags.netns],
       ['--all-nsid', flags.allNsid],
-      ['--drop-privileges', flags.dropPrivileges],
     ].filter(([, value]) => value !== undefined && value !== false);
     if (psampleOnly.length > 0) {
       throw new CliUsageError(

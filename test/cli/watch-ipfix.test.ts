@@ -3,6 +3,7 @@
 // cookies, decoded through real NB/SB databases; and watch --add-ovs-collector attaching its own
 // IPFIX row to that OVS, removing it at exit, and taking over the row of a killed watch.
 import { createSocket } from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { formatCookieHex } from '../../src/ovn/cookie';
 import { haveOvsVswitchd, OvsExporter } from '../ipfix/support/ovs-exporter';
@@ -153,6 +154,16 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect(screen).toContain('4 packets in the window; 7 IPFIX records received, 0 lost, 0 malformed');
       expect(screen).toMatch(/\s3\s+\S+ ago\s+DROP\s+anp:pass-monitoring→isolation:shop\s+shop\s+tenant-b\/client → shop\/backend\n/);
       expect(screen).toMatch(/\s1\s+\S+ ago\s+ALLOW\s+np:shop\/allow-frontend\s+shop\s+shop\/frontend → shop\/backend\n/);
+    });
+
+    it('--drop-privileges: once the IPFIX socket is bound, every capability is given up, and records still come', async () => {
+      const run = cli('watch', ['--source', 'ipfix', '--ipfix-listen', `127.0.0.1:${port}`, '--drop-privileges', '--count', '1']);
+      await listeningIpfix(run);
+      await run.logged(message(/^privileges dropped: uid 0 /), 'the privileges dropped');
+      expect(readFileSync(`/proc/${run.child.pid}/status`, 'latin1')).toMatch(/^CapEff:\s+0000000000000000$/m);
+      await ovs.receive('p1', ping(PODS.frontend, PODS.backend));
+      expect(await run.exited).toBe(0);
+      expect(run.stdout()).toContain('ALLOW');
     });
 
     it('listen --source ipfix: one line per record, the cookie decoded', async () => {

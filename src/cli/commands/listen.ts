@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { SampleLines, type LineFormat, type SampleEventSource } from '../../output/sample-lines';
 import { BufferedOutput, type OutputTarget } from '../../output/sink';
 import { openPsample } from '../../psample/socket';
-import type { OpenPsampleOptions } from '../../psample/types';
+import { dropPrivileges } from '../../psample/privileges';
+import type { DropPrivilegesOptions, OpenPsampleOptions } from '../../psample/types';
 import { defineCommand } from '../command';
 import { CliUsageError } from '../errors';
 import { openIpfix } from '../../ipfix/source';
@@ -25,6 +26,7 @@ import {
   socketOptions,
   sourceChoice,
   ipfixOptions,
+  dropPrivilegesFlag,
   SOURCE_HELP,
   stopLimits,
   type SampleSourceKind,
@@ -103,6 +105,7 @@ async function listen(
  */
 async function listenIpfix(
   options: OpenIpfixOptions,
+  dropRequest: true | DropPrivilegesOptions | undefined,
   format: LineFormat,
   { limit, seconds }: StopLimits,
   decoder: OvnSampleDecoder | undefined,
@@ -111,6 +114,7 @@ async function listenIpfix(
 ): Promise<void> {
   await runUntilStopped(log, seconds, async (stop) => {
     const source = await openIpfix(options);
+    if (dropRequest !== undefined) log.info(describePrivileges(dropPrivileges(dropRequest)));
     log.info(
       { address: source.address, port: source.port },
       `listening for OVS IPFIX on UDP ${source.address.includes(':') ? `[${source.address}]` : source.address}:${source.port}`,
@@ -195,7 +199,15 @@ export function listenCommand(): Command {
     const session = wanted ? await startOvnSession({ ...remotes, nb: requireNorthbound(remotes) }, ssl, log, { pods: false }) : undefined;
     try {
       if (ipfix !== undefined && (await listenSource(choice.kind, log)) === 'ipfix') {
-        await listenIpfix(ipfix, flags.format, limits, session?.decoder, { stream: process.stdout }, log);
+        await listenIpfix(
+          ipfix,
+          dropPrivilegesFlag(flags.dropPrivileges),
+          flags.format,
+          limits,
+          session?.decoder,
+          { stream: process.stdout },
+          log,
+        );
       } else {
         await listen(options, flags.format, limits, session?.decoder, { stream: process.stdout }, log);
       }
