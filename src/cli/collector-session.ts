@@ -208,7 +208,8 @@ async function startIpfixSession(
         owner: thisProcess(),
         ...(options.forceIpfix === true ? { force: true } : {}),
       });
-      log.warn({ collectorSet: options.id, bridge: options.bridge }, IPFIX_COST_WARNING);
+      // Said by whoever makes the export; an export someone else made already costs what it costs.
+      if (claim.made !== 'nothing') log.warn({ collectorSet: options.id, bridge: options.bridge }, IPFIX_COST_WARNING);
       if (claim.forced)
         log.warn({ datapath: claim.support.datapathType }, `--force-ipfix: ${claim.support.reason} Every sample now also costs an upcall.`);
       const what = `Flow_Sample_Collector_Set ${options.id} on ${options.bridge}`;
