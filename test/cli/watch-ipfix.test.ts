@@ -308,6 +308,23 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect(await collectorSets()).toBe('');
     });
 
+    it('the OVS database restarting under the watch: the export goes on, and the row is still removed at exit', async () => {
+      const port = await freeUdpPort();
+      const run = watchAuto(port, ['--format', 'json']);
+      await listeningIpfix(run);
+      const sessions = await ovs.databaseSessions();
+      expect(sessions, 'ovs-vswitchd and the watch').toBeGreaterThanOrEqual(2);
+      await ovs.restartDatabase();
+      await ovs.receive('p1', ping(PODS.client, PODS.backend));
+      await until(() => run.stdout().includes('"verdict":"drop"'), 'the drop line after the restart');
+      // ovs-vswitchd and the watch are connected again before the watch is stopped.
+      await until(async () => (await ovs.databaseSessions()) >= sessions, `${sessions} ovsdb-server sessions again`);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(await ipfixRows()).toEqual([]);
+      expect(await collectorSets()).toBe('');
+    });
+
     it('detaches only its IPFIX row from a set someone else made, and leaves the set', async () => {
       await ovs.vsctl('--', '--id=@br', 'get', 'Bridge', 'br0', '--', 'create', 'Flow_Sample_Collector_Set', 'id=42', 'bridge=@br');
       const port = await freeUdpPort();
