@@ -9,12 +9,17 @@
 //  2. through the OVN decoder: the same, plus each record's cookie resolved by OvnSampleDecoder
 //     against a northbound mirror of 10,000 NetworkPolicy ACLs (fed in-process), as the pipeline
 //     does: decode(obs_domain_id, obs_point_id) for IPFIX, decodeSample() for psample. CPU per record.
-//  3. the live source: scripts/bench/ipfix-sender.c floods the source unpaced for S seconds on
+//  3. watch's path: the same records and samples, each of a packet of its own (the ports differ),
+//     through the OVN decoder and the event assembler (grouping in the 50 ms window, then handed
+//     on) into watch's JSON lines: pushIpfix() for IPFIX, pushBatch() of the reader's batches for
+//     psample. CPU per packet.
+//  4. the live source: scripts/bench/ipfix-sender.c floods the source unpaced for S seconds on
 //     loopback; the records it took in per second and its CPU per record (all threads).
 // Rounds alternate IPFIX and psample because other work shares the machine; medians are compared.
 // The last line is the verdict:
 //   RESULT ipfix_records_per_core_s=… psample_samples_per_core_s=… decode_ratio=<ipfix ns/psample ns>
-//          ovn_ipfix_ns=… ovn_psample_ns=… ovn_ratio=… live_records_s=… live_cpu_ns=… live_loss=…
+//          ovn_ipfix_ns=… ovn_psample_ns=… ovn_ratio=… watch_ipfix_ns=… watch_psample_ns=… watch_ratio=…
+//          live_records_s=… live_cpu_ns=… live_loss=…
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -52,6 +57,12 @@ const { TableCache } = await load('ovsdb/cache.js');
 const { parseSchema } = await load('ovsdb/schema.js');
 const { OvnSampleDecoder } = await load('ovn/decoder.js');
 const { northboundSelection } = await load('ovn/selection.js');
+const { NetworkEventAssembler } = await load('events/event-assembler.js');
+const { JsonFormatter } = await load('output/event-json.js');
+const { LineBuffer } = await load('output/line-buffer.js');
+const { PsampleBatch } = await load('psample/batch.js');
+const { statValues } = await load('psample/stats.js');
+const { addon, NATIVE_LITTLE_ENDIAN } = await load('native/binding.js');
 
 // --- the inputs -------------------------------------------------------------------------------
 
@@ -64,20 +75,27 @@ const record280 = fixture.find((bytes) => bytes.readUInt16BE(16) === 280);
 const domainOf = (n) => ((ACL_NEW_APP_ID << 24) | (1 + (n % 8))) >>> 0;
 const pointOf = (n) => 1 + (n % ACLS);
 
-/** N OVS data messages, each its own datagram, with the cookies of the ACLs below. */
-function ipfixDatagrams() {
+/** Where record280 holds the TCP ports (found by their values: 40000 and 80). */
+const portsAt = record280.indexOf(Buffer.from([0x9c, 0x40, 0x00, 0x50]), 20);
+
+/** N OVS data messages, each its own datagram, with the cookies of the ACLs below; `distinct`: each of another packet (ports). */
+function ipfixDatagrams(distinct = false) {
   return Array.from({ length: RECORDS }, (_, n) => {
     const bytes = Buffer.from(record280);
     bytes.writeUInt32BE(n + 2, 8);
     bytes.writeUInt32BE(domainOf(n), 12);
     bytes.writeUInt32BE(pointOf(n), 20);
+    if (distinct) {
+      bytes.writeUInt16BE(n & 0xffff, portsAt);
+      bytes.writeUInt16BE(n >>> 16, portsAt + 2);
+    }
     return bytes;
   });
 }
 
-/** The same packets as psample messages (OVS local sampling: an 8-byte cookie), BATCH to a buffer. */
-function psampleBuffers() {
-  const frame = Buffer.from(
+/** The same packets as psample messages (OVS local sampling: an 8-byte cookie), BATCH to a buffer; `distinct` as above. */
+function psampleBuffers(distinct = false) {
+  const template = Buffer.from(
     '505400000002505400000001080045000028000040004006000000a000001a0000020' + '9c400500000000000000000500200000000000',
     'hex',
   );
@@ -85,6 +103,11 @@ function psampleBuffers() {
   for (let start = 0; start < RECORDS; start += BATCH) {
     const messages = [];
     for (let n = start; n < Math.min(RECORDS, start + BATCH); n++) {
+      const frame = distinct ? Buffer.from(template) : template;
+      if (distinct) {
+        frame.writeUInt16BE(n & 0xffff, 34);
+        frame.writeUInt16BE(n >>> 16, 36);
+      }
       const cookie = Buffer.alloc(8);
       cookie.writeUInt32BE(domainOf(n), 0);
       cookie.writeUInt32BE(pointOf(n), 4);
@@ -181,25 +204,87 @@ function psampleRound(buffers, ovn) {
   });
 }
 
+/** watch's path: records or batches into the assembler (with OVN), every event written as a JSON line. */
+function watchRound(push) {
+  return cpuNs(() => {
+    const assembler = new NetworkEventAssembler({ decoder: ovn, groupWindowMs: 50 });
+    const formatter = new JsonFormatter(() => undefined);
+    const out = new LineBuffer();
+    let events = 0;
+    let bytes = 0;
+    assembler.on('event', (event) => {
+      events++;
+      formatter.write(event, out);
+      if (out.end > 1 << 20) {
+        bytes += out.take().length;
+        out.recycle();
+      }
+    });
+    push(assembler);
+    assembler.close();
+    if (events !== RECORDS) throw new Error(`watch: ${events} events of ${RECORDS} packets`);
+    return bytes + out.take().length;
+  });
+}
+
+const ipfixWatch = (datagrams) => {
+  const decoder = new IpfixDatagramDecoder(
+    { templateLifetimeMs: 3_600_000, templateWaitMs: 0, pendingLimit: 0, templateFallback: true },
+    emptyIpfixStats(),
+  );
+  const exporter = { address: '127.0.0.1', port: 40000 };
+  for (const t of templates) decoder.decode(t, exporter, 0, () => {});
+  // As the source hands them on: the records of a turn of the event loop together.
+  return (assembler) => {
+    let batch = [];
+    for (const datagram of datagrams) {
+      decoder.decode(datagram, exporter, 0, (sample) => batch.push(sample));
+      if (batch.length === BATCH) {
+        assembler.pushIpfix(batch);
+        batch = [];
+      }
+    }
+    assembler.pushIpfix(batch);
+  };
+};
+
+const psampleWatch = (buffers) => (assembler) => {
+  for (const buffer of buffers) {
+    const [records, count] = addon.decode(buffer, 0, statValues());
+    assembler.pushBatch(new PsampleBatch(records, count, NATIVE_LITTLE_ENDIAN));
+  }
+};
+
 const datagrams = ipfixDatagrams();
 const buffers = psampleBuffers();
 const ovn = ovnDecoder();
-const results = { ipfix: [], psample: [], ovnIpfix: [], ovnPsample: [] };
+const distinctDatagrams = ipfixDatagrams(true);
+const distinctBuffers = psampleBuffers(true);
+const results = { ipfix: [], psample: [], ovnIpfix: [], ovnPsample: [], watchIpfix: [], watchPsample: [] };
 // A warm-up round each, then alternating rounds.
 ipfixRound(datagrams, ovn);
 psampleRound(buffers, ovn);
+watchRound(ipfixWatch(distinctDatagrams));
+watchRound(psampleWatch(distinctBuffers));
 for (let round = 0; round < ROUNDS; round++) {
   results.ipfix.push(ipfixRound(datagrams).ns / RECORDS);
   results.psample.push(psampleRound(buffers).ns / RECORDS);
   results.ovnIpfix.push(ipfixRound(datagrams, ovn).ns / RECORDS);
   results.ovnPsample.push(psampleRound(buffers, ovn).ns / RECORDS);
+  results.watchIpfix.push(watchRound(ipfixWatch(distinctDatagrams)).ns / RECORDS);
+  results.watchPsample.push(watchRound(psampleWatch(distinctBuffers)).ns / RECORDS);
 }
 const ipfixNs = median(results.ipfix);
 const psampleNs = median(results.psample);
 const ovnIpfixNs = median(results.ovnIpfix);
 const ovnPsampleNs = median(results.ovnPsample);
+const watchIpfixNs = median(results.watchIpfix);
+const watchPsampleNs = median(results.watchPsample);
 console.log(`decode, ns per record (CPU, median of ${ROUNDS}): IPFIX ${ipfixNs.toFixed(0)}, psample ${psampleNs.toFixed(0)}`);
 console.log(`through the OVN decoder (${ACLS} ACLs), ns per record: IPFIX ${ovnIpfixNs.toFixed(0)}, psample ${ovnPsampleNs.toFixed(0)}`);
+console.log(
+  `watch's path (decode, OVN, assembler, JSON line), ns per packet: IPFIX ${watchIpfixNs.toFixed(0)}, psample ${watchPsampleNs.toFixed(0)}`,
+);
 
 // --- the live source ------------------------------------------------------------------------
 
@@ -231,5 +316,6 @@ console.log(
 console.log(
   `RESULT ipfix_records_per_core_s=${Math.round(1e9 / ipfixNs)} psample_samples_per_core_s=${Math.round(1e9 / psampleNs)} decode_ratio=${(ipfixNs / psampleNs).toFixed(2)} ` +
     `ovn_ipfix_ns=${ovnIpfixNs.toFixed(0)} ovn_psample_ns=${ovnPsampleNs.toFixed(0)} ovn_ratio=${(ovnIpfixNs / ovnPsampleNs).toFixed(2)} ` +
+    `watch_ipfix_ns=${watchIpfixNs.toFixed(0)} watch_psample_ns=${watchPsampleNs.toFixed(0)} watch_ratio=${(watchIpfixNs / watchPsampleNs).toFixed(2)} ` +
     `live_records_s=${Math.round(live.received / live.seconds)} live_cpu_ns=${live.cpuNs.toFixed(0)} live_loss=${(live.drops / live.sent).toFixed(3)}`,
 );

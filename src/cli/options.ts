@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { Command, Option } from 'commander';
 import type { LevelWithSilent } from 'pino';
 import { DEFAULT_GROUP_WINDOW_MS } from '../events/event-assembler';
@@ -6,6 +7,9 @@ import { DEFAULT_MAX_FLOWS } from '../events/flow-aggregator';
 import { compileFilter, type NetworkEventFilter } from '../events/filter';
 import type { NetworkEvent } from '../events/network-event';
 import { OvsdbRemoteError } from '../errors';
+import { IpfixOptionError } from '../ipfix/errors';
+import { ExporterAllowList } from '../ipfix/exporter-allow-list';
+import { DEFAULT_IPFIX_ADDRESS, DEFAULT_IPFIX_PORT, type OpenIpfixOptions } from '../ipfix/options';
 import { parseRemotes } from '../ovsdb/remote';
 import { InvalidOptionError } from '../psample/errors';
 import { netnsPath } from '../psample/options';
@@ -116,16 +120,89 @@ export interface SocketFlags {
   deliveryInterval: string;
   queueCapacity: string;
   source?: string;
+  ipfixListen?: string;
+  ipfixExporter?: string[];
   dropPrivileges?: string | boolean;
 }
 
-/** `usersock:FAMILY:GROUP` or `generic:FAMILY:GROUP`: injected samples (tests, replays) instead of the kernel's. */
-export function parseSource(value: string): PsampleSourceOptions {
+/**
+ * Where samples come from: the kernel's psample family, an OVS IPFIX exporter, or `auto` (psample
+ * where the bridge's datapath has it, IPFIX otherwise: src/ovs/psample-support.ts).
+ */
+export type SampleSourceKind = 'psample' | 'ipfix' | 'auto';
+export const SAMPLE_SOURCES: readonly SampleSourceKind[] = ['psample', 'ipfix', 'auto'];
+
+export interface SourceChoice {
+  readonly kind: SampleSourceKind;
+  /** `usersock:…`/`generic:…`: psample samples injected (tests, replays) instead of the kernel's. */
+  readonly injected?: PsampleSourceOptions;
+}
+
+/** `psample`, `ipfix`, `auto`, or `usersock:FAMILY:GROUP` / `generic:FAMILY:GROUP`: injected psample samples. */
+export function parseSource(value: string): SourceChoice {
+  if ((SAMPLE_SOURCES as readonly string[]).includes(value)) return { kind: value as SampleSourceKind };
   const [protocol, family, group, ...extra] = value.split(':');
   if ((protocol !== 'usersock' && protocol !== 'generic') || family === undefined || group === undefined || extra.length > 0) {
-    throw new CliUsageError(`--source ${value}: use usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID`);
+    throw new CliUsageError(
+      `--source ${value}: use usersock:FAMILY_ID:GROUP_ID or generic:FAMILY_ID:GROUP_ID for injected samples, or one of ${SAMPLE_SOURCES.join(', ')}`,
+    );
   }
-  return { protocol, familyId: wholeNumber('--source family', family, 0), groupId: wholeNumber('--source group', group, 1) };
+  return {
+    kind: 'psample',
+    injected: { protocol, familyId: wholeNumber('--source family', family, 0), groupId: wholeNumber('--source group', group, 1) },
+  };
+}
+
+/** `--ipfix-listen ADDR:PORT` (IPv6 as [ADDR]:PORT); port 0 lets the kernel pick one. */
+export function parseIpfixListen(value: string): { readonly address: string; readonly port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(value);
+  const address = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (address === undefined || isIP(address) === 0 || !Number.isInteger(port) || port > 65535) {
+    throw new CliUsageError(
+      `--ipfix-listen ${value}: give ADDRESS:PORT with an IP address of this host, e.g. ${DEFAULT_IPFIX_ADDRESS}:${DEFAULT_IPFIX_PORT} or [::1]:${DEFAULT_IPFIX_PORT}`,
+    );
+  }
+  return { address, port };
+}
+
+/** The IPFIX source's options from the flags: bound to loopback unless --ipfix-listen says otherwise. */
+export function ipfixOptions(flags: SocketFlags): OpenIpfixOptions {
+  const listen = parseIpfixListen(flags.ipfixListen ?? `${DEFAULT_IPFIX_ADDRESS}:${DEFAULT_IPFIX_PORT}`);
+  const exporters = flags.ipfixExporter;
+  if (exporters !== undefined) {
+    try {
+      new ExporterAllowList(exporters);
+    } catch (error) {
+      throw error instanceof IpfixOptionError ? new CliUsageError(`--ipfix-exporter: ${error.message}`) : error;
+    }
+  }
+  return {
+    ...listen,
+    ...(exporters === undefined ? {} : { exporters }),
+    ...(flags.rcvbuf === undefined ? {} : { receiveBufferBytes: wholeNumber('--rcvbuf', flags.rcvbuf, 4096) }),
+    queueCapacity: wholeNumber('--queue-capacity', flags.queueCapacity, 1, 2 ** 31 - 1),
+  };
+}
+
+/** The source the flags choose, with the flags that only one source reads checked against it. */
+export function sourceChoice(flags: SocketFlags): SourceChoice {
+  const choice = flags.source === undefined ? { kind: 'psample' as const } : parseSource(flags.source);
+  if (choice.kind === 'psample' && (flags.ipfixListen !== undefined || flags.ipfixExporter !== undefined)) {
+    throw new CliUsageError('--ipfix-listen and --ipfix-exporter configure the IPFIX source: add --source ipfix (or --source auto)');
+  }
+  if (choice.kind === 'ipfix') {
+    const psampleOnly = [
+      ['--netns', flags.netns],
+      ['--all-nsid', flags.allNsid],
+    ].filter(([, value]) => value !== undefined && value !== false);
+    if (psampleOnly.length > 0) {
+      throw new CliUsageError(
+        `${psampleOnly.map(([flag]) => flag).join(', ')}: only the psample source reads ${psampleOnly.length === 1 ? 'it' : 'them'}; --source ipfix listens on a UDP socket (--ipfix-listen)`,
+      );
+    }
+  }
+  return choice;
 }
 
 export function deliveryIntervalMs(value: string): number {
@@ -159,7 +236,16 @@ export function addSocketOptions(command: Command, defaultDeliveryMs: number, so
         String(CLI_QUEUE_CAPACITY),
       ),
     )
-    .addOption(new Option('--source <spec>', sourceHelp))
+    .addOption(new Option('--source <source>', sourceHelp))
+    .option(
+      '--ipfix-listen <addr:port>',
+      `with --source ipfix|auto: the UDP address to receive OVS's IPFIX on (default ${DEFAULT_IPFIX_ADDRESS}:${DEFAULT_IPFIX_PORT}); another than loopback also needs --ipfix-exporter`,
+    )
+    .option(
+      '--ipfix-exporter <addr>',
+      'with --source ipfix|auto: an exporter address or CIDR block whose datagrams are decoded (repeatable; default loopback only, others are counted and dropped)',
+      collect,
+    )
     .addOption(
       new Option(
         '--drop-privileges [user]',
@@ -198,7 +284,9 @@ export function socketOptions(flags: SocketFlags): Omit<OpenPsampleOptions, 'gro
     ...(flags.allNsid === true ? { listenAllNsid: true } : {}),
     ...(flags.rcvbuf === undefined ? {} : { receiveBufferBytes: wholeNumber('--rcvbuf', flags.rcvbuf, 1) }),
     queueCapacity: wholeNumber('--queue-capacity', flags.queueCapacity, 1, 2 ** 31 - 1),
-    ...(flags.source === undefined ? {} : { source: parseSource(flags.source) }),
+    ...(flags.source === undefined || parseSource(flags.source).injected === undefined
+      ? {}
+      : { source: parseSource(flags.source).injected! }),
     ...(dropPrivileges === undefined ? {} : { dropPrivileges }),
   };
 }
@@ -265,8 +353,12 @@ export interface FilterFlags {
   app?: string[];
 }
 
+export const SOURCE_HELP =
+  "psample (the kernel's psample samples; default), ipfix (OVS's per-flow IPFIX, on --ipfix-listen: for datapaths without psample) or auto (psample where the bridge's datapath has it, else ipfix)";
+
 export interface PipelineFlags extends SocketFlags, OvnFlags, CollectorSetFlags, FilterFlags, SslFlags, LogFlags {
   addOvsCollector?: boolean;
+  forceIpfix?: boolean;
   groupWindow: string;
 }
 
@@ -286,12 +378,15 @@ export function addPipelineOptions(command: Command): GroupFlags {
       },
     ),
   );
-  addSocketOptions(command, GROUPING_DELIVERY_INTERVAL_MS, 'injected samples instead of the kernel: usersock:FAMILY_ID:GROUP_ID');
-  command.options.find((option) => option.long === '--source')!.hideHelp();
+  addSocketOptions(command, GROUPING_DELIVERY_INTERVAL_MS, SOURCE_HELP);
   addCollectorSetOptions(command, ', for the collector set and interface names');
   command.option(
     '--add-ovs-collector',
-    'make the collector set if there is none (reusing one that has a psample group), remove it at exit',
+    'make the collector set if there is none (reusing one that has a psample group), remove it at exit; with the IPFIX source, attach an IPFIX target to it (only where the datapath has no psample, or with --source ipfix) and remove that at exit',
+  );
+  command.option(
+    '--force-ipfix',
+    'with --source ipfix --add-ovs-collector: attach IPFIX even where the datapath has psample (every sample then costs an upcall)',
   );
   addOvnOptions(command, { nb: '', sb: ', for datapath names, drop samples and networks' });
   addEnrichOption(command, 'do not decode cookies through OVN (no policies, no pods)');
@@ -319,7 +414,15 @@ export function addPipelineOptions(command: Command): GroupFlags {
 
 export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): PipelineOptions {
   const ssl = sslOptions(flags);
+  const choice = sourceChoice(flags);
+  if (choice.kind === 'ipfix' && groups.groups.length > 0) {
+    throw new CliUsageError('--group names psample groups: --source ipfix reads the collector set --id from IPFIX instead');
+  }
   const socket = socketOptions(flags);
+  const ipfix = choice.kind === 'psample' ? undefined : ipfixOptions(flags);
+  if (flags.forceIpfix === true && (choice.kind !== 'ipfix' || flags.addOvsCollector !== true)) {
+    throw new CliUsageError('--force-ipfix goes with --source ipfix --add-ovs-collector');
+  }
   // The set is removed at exit over the connection opened before the drop; should ovsdb-server
   // restart meanwhile, only root (owner of its socket) could connect again to remove it.
   if (typeof socket.dropPrivileges === 'object' && flags.addOvsCollector === true) {
@@ -340,13 +443,16 @@ export function pipelineOptions(flags: PipelineFlags, groups: GroupFlags): Pipel
   }
   return {
     socket: { ...socket, deliveryIntervalMs: interval },
+    ...(ipfix === undefined ? {} : { ipfix }),
     collector: {
+      source: choice.kind,
+      ...(flags.forceIpfix === true ? { forceIpfix: true } : {}),
       ...(flags.db === undefined ? {} : { db: remoteFlag('--db', flags.db)! }),
       bridge: flags.bridge,
       id: collectorSetId(flags),
       groups: groups.groups.map((group) => wholeNumber('--group', group, 0, 0xffffffff)),
       addOvsCollector: flags.addOvsCollector === true,
-      injected: flags.source !== undefined,
+      injected: choice.injected !== undefined,
       ...(ssl === undefined ? {} : { ssl }),
     },
     ovn: flags.enrich

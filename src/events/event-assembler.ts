@@ -7,7 +7,9 @@ import type { Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
 import type { PodDirectory } from '../ovn/pod-directory';
 import { decodePacket } from '../packet/decode';
-import { packetFields, type PacketFields, type PacketFieldsView } from '../packet/fields';
+import { fnv1a, ipfixPacketFields, ipfixPacketIdentity, ipfixSampleMessage } from '../ipfix/record-as-sample';
+import type { IpfixSample } from '../ipfix/types';
+import { packetFields, PacketFieldsView, type PacketFields } from '../packet/fields';
 import type { DecodedPacket } from '../packet/types';
 import type { PsampleBatch } from '../psample/batch';
 import type { PsampleMessage } from '../psample/types';
@@ -72,6 +74,8 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   dst: Endpoint | undefined;
   chain: readonly VerdictStep[] = [];
   verdict: Verdict = 'unknown';
+  /** The first record, for a packet an IPFIX exporter reported. */
+  ipfix: IpfixSample | undefined;
   /** The samples after the first: [batch, record offset] pairs, or [message, -1]. */
   #more: (PsampleBatch | PsampleMessage | number)[] | undefined;
   #first: PsampleMessage | undefined;
@@ -170,7 +174,9 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
     return this.#samples;
   }
 
-  get packet(): DecodedPacket {
+  get packet(): DecodedPacket | undefined {
+    // Fields a source filled without the packet's bytes (IPFIX) have no packet to decode.
+    if (!(this.fields instanceof PacketFieldsView)) return undefined;
     const first = this.firstSample;
     return (this.#packet ??= decodePacket(first.data, first.proto));
   }
@@ -293,6 +299,54 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     this.start(
       new PacketEvent(undefined, -1, message, fields, fields.hash, datapathKey, timeNs, arrivalMs, data, 0, data.length, datapath, node),
     );
+    this.rethrow();
+  }
+
+  /**
+   * Takes IPFIX records (an IpfixSource's batches): each is a sample whose cookie is its header's
+   * domain and its observationPointId, its packet the record's fields; the records OVS exports
+   * for one packet's samples are grouped by those fields, as psample's by the packet's bytes.
+   * Grouping uses the arrival time: the export time counts whole seconds.
+   */
+  pushIpfix(records: Iterable<IpfixSample>): void {
+    for (const record of records) {
+      if (this.closed) break;
+      const point = record.observationPointId;
+      const ovsCookie = point !== undefined;
+      const domain = record.observationDomainId;
+      const message = ipfixSampleMessage(record);
+      const cookie = message.userCookie ?? new Uint8Array(0);
+      const key = this.keyOf(ovsCookie, domain, point ?? 0, cookie, 0, cookie.length);
+      const identity = ipfixPacketIdentity(record.packet);
+      const hash = fnv1a(identity);
+      const datapathKey = ovsCookie ? domain & 0xffffff : -1;
+      const arrivalMs = Date.now();
+      const timeNs = arrivalMs * 1e6;
+      const pending = this.grouper?.find(hash, datapathKey, timeNs, identity, 0, identity.length);
+      if (pending !== undefined) {
+        pending.node = this.chains.next(pending.node, key);
+        pending.join(message, -1);
+        continue;
+      }
+      const node = this.chains.next(this.chains.empty, key);
+      const packet = new PacketEvent(
+        undefined,
+        -1,
+        message,
+        ipfixPacketFields(record.packet),
+        hash,
+        datapathKey,
+        timeNs,
+        arrivalMs,
+        identity,
+        0,
+        identity.length,
+        this.datapathOf(key),
+        node,
+      );
+      packet.ipfix = record;
+      this.start(packet);
+    }
     this.rethrow();
   }
 

@@ -1,6 +1,7 @@
 import { endpointText, type Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
 import type { ObservationIds } from '../ovn/cookie';
+import type { IpfixSample } from '../ipfix/types';
 import type { PacketFields } from '../packet/fields';
 import type { DecodedPacket } from '../packet/types';
 import type { PsampleMessage } from '../psample/types';
@@ -48,8 +49,13 @@ export interface NetworkEvent {
   readonly chain: readonly VerdictStep[];
   /** The logical datapath the samples came from (when decoded through OVN). */
   readonly datapath?: OvnDatapathInfo;
-  /** The psample messages, in arrival order. */
+  /** The psample messages, in arrival order (for IPFIX, each record as a sample without data: see ipfixSampleMessage). */
   readonly samples: readonly PsampleMessage[];
+  /**
+   * The first record, when an IPFIX exporter reported the packet: its exporter, the packets it
+   * stands for (weight) and the OVS interface names. Absent for psample's samples.
+   */
+  readonly ipfix?: IpfixSample;
 }
 
 /** The chain as one sentence: steps joined by " → ". */

@@ -30,6 +30,9 @@ export const IPFIX_STATS = {
 } as const;
 
 export type IpfixStatName = keyof typeof IPFIX_STATS;
+
+/** The counts that are levels now (they go down as well as up); every other one only grows. */
+export const IPFIX_LEVELS: ReadonlySet<IpfixStatName> = new Set(['pending', 'queued']);
 export type IpfixStats = Record<IpfixStatName, number>;
 
 export function emptyIpfixStats(): IpfixStats {

@@ -3,6 +3,7 @@ import type { FlowInterval } from '../events/flow-aggregator';
 import type { NetworkEvent, VerdictStep } from '../events/network-event';
 import type { OvnDecoderStats } from '../ovn/decode-stats';
 import type { PsampleStats } from '../psample/types';
+import { IPFIX_LEVELS, IPFIX_STATS, type IpfixStatName, type IpfixStats } from '../ipfix/stats';
 
 /** Distinct values a free-form label (namespace, policy) takes before the rest read "other". */
 export const DEFAULT_MAX_LABEL_VALUES = 200;
@@ -20,6 +21,8 @@ export interface OvnPsampleMetricsOptions {
 /** What the metrics read when scraped: the socket's and the decoder's counters, connection and mirror state. */
 export interface MetricsSources {
   socketStats?(): PsampleStats | undefined;
+  /** The IPFIX source's counts, when the samples come from OVS IPFIX. */
+  ipfixStats?(): IpfixStats | undefined;
   decoderStats?(): OvnDecoderStats | undefined;
   /** database name -> connected. */
   connections?(): ReadonlyMap<string, boolean>;
@@ -89,6 +92,43 @@ class TotalsSince {
     // inc(0) creates the series: a reason that never happened still reads 0, not absent.
     if (delta >= 0) counter.inc(labels, delta);
     this.last.set(key, total);
+  }
+}
+
+const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * One metric per count of IPFIX_STATS, named after it (`ipfix_records_total`,
+ * `ipfix_sequence_lost_total`, …; `ipfix_pending` and `ipfix_queued` are gauges), with its
+ * description as help: the list in src/ipfix/stats.ts is the one source. Series appear once the
+ * IPFIX source is read.
+ */
+function registerIpfixMetrics(registry: Registry, prefix: string, read: () => IpfixStats | undefined): void {
+  for (const [name, help] of Object.entries(IPFIX_STATS) as [IpfixStatName, string][]) {
+    const metric = `${prefix}ipfix_${snakeCase(name)}`;
+    if (IPFIX_LEVELS.has(name)) {
+      const gauge: Gauge = new Gauge({
+        name: metric,
+        help: `IPFIX source: ${help}`,
+        registers: [registry],
+        collect() {
+          const stats = read();
+          if (stats !== undefined) gauge.set(stats[name]);
+        },
+      });
+    } else {
+      // Keyed by labels: each counter needs its own.
+      const totals = new TotalsSince();
+      const counter: Counter = new Counter({
+        name: `${metric}_total`,
+        help: `IPFIX source: ${help}`,
+        registers: [registry],
+        collect() {
+          const stats = read();
+          if (stats !== undefined) totals.add(counter, {}, stats[name]);
+        },
+      });
+    }
   }
 }
 
@@ -169,6 +209,7 @@ export class OvnPsampleMetrics {
         if (stats !== undefined) totals.add(gaps, {}, stats.familyGaps);
       },
     });
+    registerIpfixMetrics(registry, prefix, () => sources.ipfixStats?.());
     const decodes: Counter<'outcome' | 'reason'> = new Counter({
       name: `${prefix}decodes_total`,
       help: 'Cookies decoded through OVN, by outcome (decoded, stale, unknown) and reason',

@@ -96,7 +96,7 @@ export class HumanFormatter {
       `${this.column(3, escapeControl(eventNamespace(event) ?? '-'))}  ` +
       `${this.column(4, `${escapedSide(event, 'src')} → ${escapedSide(event, 'dst')}`)}  ` +
       `${this.column(5, packetTuple(event.fields))}  ` +
-      `${this.column(6, this.interfaceText(event.iifindex))}  ` +
+      `${this.column(6, this.interfaceText(event))}  ` +
       `${chain.sentence}\n`;
     out.utf8(line);
   }
@@ -109,9 +109,11 @@ export class HumanFormatter {
     return line;
   }
 
-  private interfaceText(ifindex: number): string {
-    const name = this.interfaceName(ifindex);
-    if (name === undefined) return `if${ifindex}`;
+  /** The ingress interface's name: the record's for IPFIX (OVS names it), else the node's for the ifindex. */
+  private interfaceText(event: NetworkEvent): string {
+    const record = event.ipfix;
+    const name = record === undefined ? this.interfaceName(event.iifindex) : record.packet.ingressInterfaceName;
+    if (name === undefined) return record === undefined ? `if${event.iifindex}` : '-';
     let text = this.interfaces.get(name);
     if (text === undefined) {
       if (this.interfaces.size >= MAX_INTERFACE_NAMES) this.interfaces.clear();

@@ -1,4 +1,5 @@
 import type { NetworkEvent } from '../events/network-event';
+import type { IpfixSample } from '../ipfix/types';
 import { firstSampleOf, sampleCountOf, summaryOf } from '../events/event-samples';
 import { addon, type NativeEventJsonWriter } from '../native/binding';
 import { PacketFieldsView } from '../packet/fields';
@@ -33,6 +34,7 @@ export class JsonFormatter {
   // endpoints and datapaths are immutable objects the library shares; names are strings.
   #objects = new WeakMap<object, number>();
   readonly #names = new Map<string, number>();
+  readonly #ipfixTexts = new Map<string, number>();
   #nextPiece = 0;
 
   constructor(private readonly interfaceName: (ifindex: number) => string | undefined) {}
@@ -48,8 +50,13 @@ export class JsonFormatter {
     n[SLOT.src] = event.src === undefined ? -1 : this.#jsonPiece(event.src);
     n[SLOT.dst] = event.dst === undefined ? -1 : this.#jsonPiece(event.dst);
     n[SLOT.datapath] = event.datapath === undefined ? -1 : this.#jsonPiece(event.datapath);
-    const iface = this.interfaceName(event.iifindex);
-    n[SLOT.interface] = iface === undefined ? -1 : this.#interfacePiece(iface);
+    const record = event.ipfix;
+    if (record === undefined) {
+      const iface = this.interfaceName(event.iifindex);
+      n[SLOT.interface] = iface === undefined ? -1 : this.#interfacePiece(iface);
+    } else {
+      n[SLOT.interface] = this.#ipfixPiece(record);
+    }
     n[SLOT.samples] = sampleCountOf(event);
     const fields = event.fields;
     const packet = fields instanceof PacketFieldsView ? fields : undefined;
@@ -125,6 +132,25 @@ export class JsonFormatter {
     return id;
   }
 
+  /**
+   * An IPFIX record's members where the interface goes: the ingress name OVS gave (when it did),
+   * where the record came from and the packets it stands for:
+   * `,"interface":NAME,"source":"ipfix","exporter":"ADDR:PORT","weight":W`.
+   */
+  #ipfixPiece(record: IpfixSample): number {
+    const { address, port } = record.exporter;
+    const name = record.packet.ingressInterfaceName;
+    const text =
+      (name === undefined ? '' : `,"interface":${jsonString(name)}`) +
+      `,"source":"ipfix","exporter":"${address.includes(':') ? `[${address}]` : address}:${port}","weight":${record.weight}`;
+    let id = this.#ipfixTexts.get(text);
+    if (id === undefined) {
+      id = this.#piece(Buffer.from(text));
+      this.#ipfixTexts.set(text, id);
+    }
+    return id;
+  }
+
   #interfacePiece(name: string): number {
     let id = this.#names.get(name);
     if (id === undefined) {
@@ -145,6 +171,7 @@ export class JsonFormatter {
     this.#writer.clearPieces();
     this.#objects = new WeakMap();
     this.#names.clear();
+    this.#ipfixTexts.clear();
     this.#nextPiece = 0;
   }
 }

@@ -12,7 +12,16 @@ import {
   type CollectorSetInfo,
 } from './collector-set';
 import type { CollectorOptions } from './collector';
-import { ownerExternalIds, ownerFromExternalIds, type OwnerProcess } from './collector-owner';
+import {
+  holdBeacon,
+  isOwnerKey,
+  judgeOwner,
+  ownerExternalIds,
+  ownerFromExternalIds,
+  sameOwner,
+  type OwnerProcess,
+  type OwnerVerdict,
+} from './collector-owner';
 import { OvsBridgeNotFoundError, OvsCollectorConflictError, OvsIpfixNotNeededError } from './errors';
 import type { LocalOvs } from './local-ovs';
 import { psampleSupport, type PsampleSupport } from './psample-support';
@@ -49,6 +58,8 @@ export interface IpfixCollectorClaim {
   readonly support: PsampleSupport;
   /** IPFIX on a datapath that emits psample samples: asked for with `force`. */
   readonly forced: boolean;
+  /** A row a watch left, whose owner was judged (taken over when dead: why it was judged so). */
+  readonly previousOwner?: OwnerVerdict;
 }
 
 /**
@@ -126,6 +137,7 @@ export async function addIpfixCollector(ovs: LocalOvs, options: AddIpfixCollecto
     );
   }
   const forced = support.supported !== false;
+  if (options.owner !== undefined) await holdBeacon(options.owner);
   const marks: [string, string][] = [[OWNER_KEY, OWNER], ...(options.owner === undefined ? [] : ownerExternalIds(options.owner))];
   const setWhere = [
     ['id', '==', id],
@@ -146,6 +158,8 @@ export async function addIpfixCollector(ovs: LocalOvs, options: AddIpfixCollecto
     ]);
   } else {
     const current = ipfixOfSet(ovs, existing);
+    const leftBehind = current === undefined ? undefined : await takeOver(ovs, existing, current, options);
+    if (leftBehind !== undefined) return { target: options.target, ...leftBehind, support, forced };
     if (current !== undefined) {
       if (!current.targets.includes(options.target)) {
         throw new OvsCollectorConflictError(
@@ -185,6 +199,69 @@ export async function addIpfixCollector(ovs: LocalOvs, options: AddIpfixCollecto
     );
   }
   return { target: options.target, ...attached, made, support, forced };
+}
+
+/**
+ * Takes over the IPFIX row a watch made and left when it died (SIGKILL, OOM, a node reboot):
+ * points it at `options.target` and marks it, and the set when that watch made the set too, as
+ * this process's, so that this one removes it at exit. Undefined when the row is not a watch's,
+ * when its owner lives, or when another process took it over first.
+ */
+async function takeOver(
+  ovs: LocalOvs,
+  set: CollectorSetInfo,
+  row: IpfixRow,
+  options: AddIpfixCollectorOptions,
+): Promise<Pick<IpfixCollectorClaim, 'set' | 'ipfix' | 'made' | 'previousOwner'> | undefined> {
+  const recorded = row.ours ? row.ownerProcess : undefined;
+  const self = options.owner;
+  if (recorded === undefined || self === undefined) return undefined;
+  const previousOwner = sameOwner(recorded, self) ? undefined : await judgeOwner(recorded, self);
+  if (previousOwner?.alive !== false) return undefined;
+  await holdBeacon(self);
+  const deadMarks = ['map', [[OWNER_KEY, OWNER], ...ownerExternalIds(recorded)]];
+  const restamp = (externalIds: Readonly<Record<string, string>>): unknown => [
+    'map',
+    [...Object.entries(externalIds).filter(([key]) => !isOwnerKey(key)), ...ownerExternalIds(self)],
+  ];
+  // The set is the dead watch's own when it marked it too: it made the set for IPFIX alone.
+  const madeSet = set.ours && set.ownerProcess !== undefined && sameOwner(set.ownerProcess, recorded);
+  const rowIds = Object.fromEntries(
+    [...mapColumn(ovs.cache.table('IPFIX').get(row.uuid)!, 'external_ids')].map(([k, v]) => [String(k), String(v)]),
+  );
+  const operations: unknown[] = [
+    // Stamped only while the dead owner's marks are still there: of two processes taking it over at once, one wins.
+    {
+      op: 'update',
+      table: 'IPFIX',
+      where: [
+        ['_uuid', '==', ['uuid', row.uuid]],
+        ['external_ids', 'includes', deadMarks],
+      ],
+      row: { targets: options.target, external_ids: restamp(rowIds) },
+    },
+    ...(madeSet
+      ? [
+          {
+            op: 'update',
+            table: 'Flow_Sample_Collector_Set',
+            where: [
+              ['_uuid', '==', ['uuid', set.uuid]],
+              ['external_ids', 'includes', deadMarks],
+            ],
+            row: { external_ids: restamp(set.externalIds) },
+          },
+        ]
+      : []),
+  ];
+  const [result] = await ovs.transact(operations);
+  if ((result as { count?: number }).count !== 1) return undefined;
+  return {
+    set: madeSet ? { ...set, ownerProcess: self } : set,
+    ipfix: { ...row, targets: [options.target], ownerProcess: self },
+    made: madeSet ? 'set' : 'ipfix',
+    previousOwner,
+  };
 }
 
 async function transactOrRaced(ovs: LocalOvs, operations: readonly unknown[]): Promise<void> {

@@ -19,11 +19,16 @@ const SHOW_CURSOR = '\u001b[?25h';
 
 function screen(table: TopTable, pipeline: Pipeline, sort: TopSort, limit: number): string {
   const rows = table.snapshot(sort);
-  const stats = pipeline.socketStats();
+  const source = pipeline.sourceStats();
   const packets = rows.reduce((sum, row) => sum + row.packets, 0);
+  const { stats } = source;
+  const received =
+    source.source === 'psample'
+      ? `${stats.received} samples received, ${source.stats.kernelDrops + stats.queueDrops} dropped`
+      : `${stats.received} IPFIX records received, ${source.stats.sequenceLost + source.stats.templateLost + stats.queueDrops} lost`;
   const header = [
     `ovn-psample top — last ${table.windowSeconds}s, sorted by ${SORT_NAMES[sort]} — ${KEYS_HELP}`,
-    `${packets} packets in the window; ${stats.received} samples received, ${stats.kernelDrops + stats.queueDrops} dropped, ${stats.malformed} malformed`,
+    `${packets} packets in the window; ${received}, ${stats.malformed} malformed`,
     '',
   ];
   return [...header, ...topLines(rows, Date.now(), Math.max(1, limit - header.length - 1))].join('\n');
@@ -61,7 +66,8 @@ Exit status: 0 when quit, 1 when something failed, 2 for wrong usage.`,
       pipeline.assembler.on('event', (event) => {
         if (accept(event)) table.add(event);
       });
-      pipeline.socket.on('error', (error) => stop(error));
+      pipeline.socket?.on('error', (error) => stop(error));
+      pipeline.ipfix?.on('error', (error) => stop(error));
       let sort: TopSort = 'rate';
       const draw = (): void => {
         const rows = interactive ? (process.stdout.rows ?? 24) : Infinity;

@@ -110,7 +110,7 @@ export function watchCommand(): Command {
       // Served before the pipeline starts: a port in use fails before a collector set is made, and probes see it start.
       let pipeline: Pipeline | undefined;
       const readiness = new Readiness(
-        () => pipeline?.notReady() ?? ['starting: the collector set, the databases and the psample socket are being set up'],
+        () => pipeline?.notReady() ?? ['starting: the collector set, the databases and the sample source are being set up'],
         log,
       );
       const sources = (): MetricsSources | undefined => pipeline?.metricsSources;
@@ -121,6 +121,7 @@ export function watchCommand(): Command {
               {},
               {
                 socketStats: () => sources()?.socketStats?.(),
+                ipfixStats: () => sources()?.ipfixStats?.(),
                 decoderStats: () => sources()?.decoderStats?.(),
                 connections: () => sources()?.connections?.() ?? new Map(),
                 mirrorSizes: () => sources()?.mirrorSizes?.() ?? new Map(),
@@ -182,10 +183,14 @@ export function watchCommand(): Command {
         pcapng?.packet(event);
         if (counts.shown >= limit) stop();
       });
-      started.socket.on('drop', (drop) =>
+      started.socket?.on('drop', (drop) =>
         log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} sample(s) lost (${drop.kind} drops)`),
       );
-      started.socket.on('gap', (gap) => {
+      started.ipfix?.on('drop', (drop) =>
+        log.warn({ kind: drop.kind, count: drop.count, total: drop.total }, `${drop.count} IPFIX record(s) lost (${drop.kind})`),
+      );
+      started.ipfix?.on('error', (error) => stop(error));
+      started.socket?.on('gap', (gap) => {
         if (gap.phase === 'start')
           log.warn(
             { gaps: gap.total },
@@ -197,7 +202,7 @@ export function watchCommand(): Command {
             'the psample family is back: listening again',
           );
       });
-      started.socket.on('error', (error) => stop(error));
+      started.socket?.on('error', (error) => stop(error));
       return async () => {
         // Judged before the pipeline closes, which ends every part of it.
         const readinessAtExit = readiness.summary();
@@ -210,7 +215,7 @@ export function watchCommand(): Command {
           flows?.stop();
           lines?.flush();
           await closeOutputs();
-          const summary = watchSummary(started.socketStats(), counts, started.decoderStats(), readinessAtExit);
+          const summary = watchSummary(started.sourceStats(), counts, started.decoderStats(), readinessAtExit);
           log.info(summary.fields, summary.text);
         }
       };

@@ -40,6 +40,29 @@ export interface SampleFlow {
   readonly priority?: number;
 }
 
+function spawnLive(command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(command, args, { env, stdio: 'ignore' });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  return child;
+}
+
+/** ovsdb-server on the database in `dir`, once its socket is there. */
+async function startDatabase(dir: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const server = spawnLive(
+    'ovsdb-server',
+    [
+      `--remote=punix:${join(dir, 'db.sock')}`,
+      `--unixctl=${join(dir, 'ovsdb-server.ctl')}`,
+      `--log-file=${join(dir, 'ovsdb-server.log')}`,
+      join(dir, 'conf.db'),
+    ],
+    env,
+  );
+  await waitFor(join(dir, 'db.sock'), 'ovsdb-server');
+  return server;
+}
+
 export class OvsExporter {
   readonly dir: string;
   readonly remote: string;
@@ -60,19 +83,8 @@ export class OvsExporter {
     const env = { ...process.env, OVS_RUNDIR: dir, OVS_LOGDIR: dir, OVS_DBDIR: dir, OVS_SYSCONFDIR: dir };
     const db = join(dir, 'conf.db');
     await run('ovsdb-tool', ['create', db, '/usr/share/openvswitch/vswitch.ovsschema']);
-    const spawnDaemon = (command: string, args: string[]): ChildProcess => {
-      const child = spawn(command, args, { env, stdio: 'ignore' });
-      live.add(child);
-      child.once('exit', () => live.delete(child));
-      return child;
-    };
-    const server = spawnDaemon('ovsdb-server', [
-      `--remote=punix:${join(dir, 'db.sock')}`,
-      `--unixctl=${join(dir, 'ovsdb-server.ctl')}`,
-      `--log-file=${join(dir, 'ovsdb-server.log')}`,
-      db,
-    ]);
-    await waitFor(join(dir, 'db.sock'), 'ovsdb-server');
+    const spawnDaemon = (command: string, args: string[]): ChildProcess => spawnLive(command, args, env);
+    const server = await startDatabase(dir, env);
     const exporter = new OvsExporter(dir, [server]);
     await exporter.vsctl('--no-wait', 'init');
     const vswitchd = spawnDaemon(OVS_VSWITCHD, [
@@ -115,6 +127,21 @@ export class OvsExporter {
       'ofport_request=2',
     );
     return exporter;
+  }
+
+  /** Stops ovsdb-server and starts it again on the same database (ovs-vswitchd and clients reconnect). */
+  async restartDatabase(): Promise<void> {
+    const server = this.#children[0]!;
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+    this.#children[0] = await startDatabase(this.dir, this.#env);
+  }
+
+  /** The clients connected to ovsdb-server now (its memory/show "sessions"). */
+  async databaseSessions(): Promise<number> {
+    const { stdout } = await run('ovs-appctl', [`--target=${join(this.dir, 'ovsdb-server.ctl')}`, 'memory/show'], { env: this.#env });
+    return Number(/sessions:(\d+)/.exec(stdout)?.[1] ?? 0);
   }
 
   async vsctl(...args: string[]): Promise<string> {

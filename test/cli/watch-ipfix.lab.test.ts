@@ -1,0 +1,161 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
+import { run, settle, traffic } from '../support/lab/shell';
+
+// On the ovn-kubernetes-shaped node (support/ovnk-node.sh: OVS 3.5, OVN 25.03, kernel 6.12),
+// collector set 42 sends every OVN sample to psample group 42 and, through an IPFIX row, to
+// ovn-psample's IPFIX socket: a psample watch and an IPFIX watch run side by side, and for the
+// demo's traffic (allow, isolation drop, the ANP pass chain, the egress firewall) they must print
+// the same events: the same packets, verdicts, chains (each step's cookie and OVN event), pods and
+// datapaths. What only one source has (packet bytes, the psample group and ifindex; the
+// exporter and the weight) is left out of the comparison.
+
+const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
+const IPFIX_TARGET = '127.0.0.1:4740';
+
+/** Members of a watch JSON line that say where a sample came from, not what happened to the packet. */
+const SOURCE_MEMBERS = [
+  'time',
+  'timestampNs',
+  'group',
+  'iifindex',
+  'interface',
+  'oifindex',
+  'origSize',
+  'rate',
+  'probability',
+  'source',
+  'exporter',
+  'weight',
+  'packet',
+  'data',
+];
+
+interface Watch {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  stdout(): string;
+  stderr(): string;
+}
+
+async function startWatch(args: readonly string[], ready: RegExp): Promise<Watch> {
+  const child = spawn(process.execPath, [CLI, 'watch', '--format', 'json', '--log-format', 'json', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`watch ${args.join(' ')} did not start within 60 s:\n${stderr}`)), 60_000);
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (ready.test(stderr)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    void exited.then((code) => reject(new Error(`watch exited (${code}) before listening:\n${stderr}`)));
+  });
+  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+}
+
+function events(watch: Watch): Record<string, unknown>[] {
+  return watch
+    .stdout()
+    .trimEnd()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+const withoutSource = (event: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(event).filter(([key]) => !SOURCE_MEMBERS.includes(key)));
+
+describe('watch --source ipfix and the psample watch print the same events (real OVS 3.5 exporting IPFIX beside psample)', () => {
+  let node: OvnkNode;
+  let setUuid = '';
+  let madeSet = false;
+
+  beforeAll(() => {
+    node = startOvnkNode();
+    const find = (): string =>
+      run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
+    if (find() === '') {
+      madeSet = true;
+      run('ovs-vsctl', [
+        '--',
+        '--id=@br',
+        'get',
+        'Bridge',
+        'br-int',
+        '--',
+        'create',
+        'Flow_Sample_Collector_Set',
+        'bridge=@br',
+        `id=${node.collectorSetId}`,
+        `local_group_id=${node.psampleGroup}`,
+      ]);
+    }
+    setUuid = find();
+    // As OVN's system tests set IPFIX up: the set keeps its psample group and exports IPFIX too.
+    run('ovs-vsctl', [
+      '--',
+      '--id=@i',
+      'create',
+      'IPFIX',
+      `targets="${IPFIX_TARGET}"`,
+      '--',
+      'set',
+      'Flow_Sample_Collector_Set',
+      setUuid,
+      'ipfix=@i',
+    ]);
+  });
+
+  afterAll(() => {
+    if (setUuid === '') return;
+    if (madeSet) run('ovs-vsctl', ['destroy', 'Flow_Sample_Collector_Set', setUuid]);
+    else run('ovs-vsctl', ['clear', 'Flow_Sample_Collector_Set', setUuid, 'ipfix']);
+  });
+
+  it('allow, isolation drop, the ANP pass chain and the egress firewall: the same events from psample and from IPFIX', async () => {
+    const psample = await startWatch([], /"msg":"listening to psample group/);
+    const ipfix = await startWatch(['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET], /"msg":"listening for OVS IPFIX/);
+    const ping = async (from: string, to: string, count: number): Promise<void> => {
+      await traffic(from, 'ping', ['-c', String(count), '-i', '0.5', '-W', '1', podOf(node, to).ip]);
+    };
+    await ping('shop_frontend', 'shop_backend', 2);
+    await ping('shop_frontend', 'shop_db', 1);
+    await ping('tenant-b_client', 'shop_backend', 1);
+    await ping('shop_frontend', 'ext_host', 1);
+    await settle(2000);
+    psample.child.kill('SIGINT');
+    ipfix.child.kill('SIGINT');
+    expect(await psample.exited).toBe(0);
+    expect(await ipfix.exited).toBe(0);
+
+    const fromPsample = events(psample);
+    const fromIpfix = events(ipfix);
+    for (const event of fromIpfix) console.log(`PROOF ipfix ${JSON.stringify(event)}`);
+    for (const event of fromPsample) console.log(`PROOF psample ${JSON.stringify(withoutSource(event))}`);
+    // The demo's cases are there, with their chains (watch.lab.test.ts checks them in detail).
+    const messages = fromIpfix.map((event) => event.message);
+    expect(messages).toContain('Allowed by network policy allow-frontend in namespace shop');
+    expect(messages).toContain('Dropped by network policies isolation in namespace shop');
+    expect(messages).toContain(
+      'Delegated by admin network policy pass-monitoring → Dropped by network policies isolation in namespace shop',
+    );
+    expect(messages).toContain('Dropped by egress firewall in namespace shop');
+    expect(fromIpfix.every((event) => event.source === 'ipfix' && event.weight === 1 && event.packet === undefined)).toBe(true);
+    // Packet for packet, the same event.
+    expect(fromIpfix.map(withoutSource)).toEqual(fromPsample.map(withoutSource));
+    // The same ingress port, named by OVS in the record and by its ifindex for psample.
+    expect(fromIpfix.map((event) => event.interface)).toEqual(fromPsample.map((event) => event.interface));
+
+    const summary = /"msg":"(summary: \d+ IPFIX records received[^"]*)"/.exec(ipfix.stderr());
+    expect(summary?.[1]).toMatch(/lost 0 by the exporters' sequence numbers/);
+  });
+});
