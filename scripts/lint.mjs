@@ -11,7 +11,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -81,12 +81,18 @@ async function clangTidy() {
   const nowPassed = new Set(keyed.filter(({ key }) => passed.has(key)).map(({ key }) => key));
   let failed = false;
   const jobs = Math.max(1, availableParallelism());
+  // .clang-tidy's 'native/' (for editors) also matches a checkout whose own path holds "native/",
+  // and then node-addon-api's headers under node_modules: anchored at this tree's native/ instead.
+  const headerFilter = `^${resolve(root).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/native/`;
   const queue = [...todo];
   const worker = async () => {
     for (let item = queue.shift(); item !== undefined; item = queue.shift()) {
       const { unit, key } = item;
       const output = await new Promise((resolve) => {
-        const child = spawn('clang-tidy', ['-p', tidyDir, '--quiet', unit.file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn('clang-tidy', ['-p', tidyDir, '--quiet', `--header-filter=${headerFilter}`, unit.file], {
+          cwd: root,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let text = '';
         child.stdout.on('data', (chunk) => (text += chunk));
         child.stderr.on('data', () => undefined);
