@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
+import { ensureCollectorSet, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
 import { run, settle, traffic } from '../support/lab/shell';
 
 // On the ovn-kubernetes-shaped node (support/ovnk-node.sh: OVS 3.5, OVN 25.03, kernel 6.12),
@@ -81,25 +81,8 @@ describe('watch --source ipfix and the psample watch print the same events (real
 
   beforeAll(() => {
     node = startOvnkNode();
-    const find = (): string =>
-      run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
-    if (find() === '') {
-      madeSet = true;
-      run('ovs-vsctl', [
-        '--',
-        '--id=@br',
-        'get',
-        'Bridge',
-        'br-int',
-        '--',
-        'create',
-        'Flow_Sample_Collector_Set',
-        'bridge=@br',
-        `id=${node.collectorSetId}`,
-        `local_group_id=${node.psampleGroup}`,
-      ]);
-    }
-    setUuid = find();
+    madeSet = ensureCollectorSet(node);
+    setUuid = run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
     // As OVN's system tests set IPFIX up: the set keeps its psample group and exports IPFIX too.
     run('ovs-vsctl', [
       '--',

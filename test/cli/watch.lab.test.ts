@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
+import { ensureCollectorSet, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
 import { run, settle, traffic } from '../support/lab/shell';
 
 // `ovn-psample watch --add-ovs-collector` on the ovn-kubernetes-shaped node
@@ -46,21 +46,7 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
 
   afterAll(() => {
     // Leave the node as ovnk-node.sh built it, for the files that run after this one.
-    if (collectorSets() === '') {
-      run('ovs-vsctl', [
-        '--',
-        '--id=@br',
-        'get',
-        'Bridge',
-        'br-int',
-        '--',
-        'create',
-        'Flow_Sample_Collector_Set',
-        'bridge=@br',
-        `id=${node.collectorSetId}`,
-        `local_group_id=${node.psampleGroup}`,
-      ]);
-    }
+    ensureCollectorSet(node);
   });
 
   it('--add-ovs-collector: verdict lines with pod names for allow, isolation drop, the ANP pass chain and the egress firewall; the set is removed at exit', async () => {

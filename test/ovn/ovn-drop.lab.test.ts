@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeOvsCookie, OvnSampleDecoder, splitOvnObsDomain, type OvnSampleEvent, type PsampleMessage } from '../../src/index';
 import { flowPointId } from '../../src/ovn/cookie';
-import { podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
+import { ensureCollectorSet, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
 import { collectSamples } from '../support/lab/samples';
 import { run, settle, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
@@ -86,22 +86,7 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
   beforeAll(async () => {
     node = startOvnkNode();
     // ovn-controller samples its drops only into a collector set that exists on br-int.
-    if (run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim() === '') {
-      run('ovs-vsctl', [
-        '--',
-        '--id=@br',
-        'get',
-        'Bridge',
-        'br-int',
-        '--',
-        'create',
-        'Flow_Sample_Collector_Set',
-        'bridge=@br',
-        `id=${node.collectorSetId}`,
-        `local_group_id=${node.psampleGroup}`,
-      ]);
-      madeCollectorSet = true;
-    }
+    madeCollectorSet = ensureCollectorSet(node);
     run('ovn-nbctl', [
       'set',
       'NB_Global',

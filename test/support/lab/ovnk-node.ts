@@ -31,3 +31,28 @@ export function podOf(node: OvnkNode, port: string): OvnkPod {
   if (pod === undefined) throw new Error(`ovnk-node.sh built no pod ${port}`);
   return pod;
 }
+
+/**
+ * Gives br-int the collector set ovn-kubernetes would (id `collectorSetId`, psample group
+ * `psampleGroup`) unless one with that id is there; returns whether it made it, so the caller
+ * removes only what it made.
+ */
+export function ensureCollectorSet(node: OvnkNode): boolean {
+  if (run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim() !== '') {
+    return false;
+  }
+  run('ovs-vsctl', [
+    '--',
+    '--id=@br',
+    'get',
+    'Bridge',
+    'br-int',
+    '--',
+    'create',
+    'Flow_Sample_Collector_Set',
+    'bridge=@br',
+    `id=${node.collectorSetId}`,
+    `local_group_id=${node.psampleGroup}`,
+  ]);
+  return true;
+}
