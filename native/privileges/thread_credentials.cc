@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace ovnpsample {
@@ -84,12 +85,13 @@ std::vector<ThreadCredentials> read_thread_credentials() {
   while (dirent* entry = readdir(dir)) {
     if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
     std::ifstream file(std::string("/proc/self/task/") + entry->d_name + "/status");
-    std::stringstream text;
-    text << file.rdbuf();
+    // Read whole through iterators: a default-constructed stringstream is GCC 9's constructor
+    // (GLIBCXX_3.4.26), which RHEL 8's libstdc++ lacks (README "Versions").
+    const std::string text{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
     ThreadCredentials thread;
     const char* name_end = entry->d_name + std::strlen(entry->d_name);
     if (std::from_chars(entry->d_name, name_end, thread.tid).ptr != name_end) continue;
-    if (file && parse_thread_status(text.str(), thread)) threads.push_back(std::move(thread));
+    if (file && parse_thread_status(text, thread)) threads.push_back(std::move(thread));
   }
   closedir(dir);
   return threads;
