@@ -18,7 +18,7 @@ packages=(
   prometheus                 # scrapes watch --metrics in its test (started by the test, loopback only)
   tmux                       # drives ovn-psample top as a person would in its test
   qemu-system-x86 debootstrap e2fsprogs debian-archive-keyring  # the real-kernel lab
-  g++-aarch64-linux-gnu g++-s390x-linux-gnu  # the arm64 and s390x prebuilds (npm run build:cross)
+  g++-aarch64-linux-gnu g++-s390x-linux-gnu  # the s390x prebuild; arm64's binutils for clang (npm run build:cross)
   podman buildah runc uidmap catatonit  # npm run image and the container tests (runc: crun refuses hybrid cgroups; catatonit: kube play's pause)
   qemu-user-static binfmt-support  # the arm64 unit tests and the s390x byte-order check under qemu-user
   qemu-system-arm cpio xz-utils  # the arm64 prebuild on a real arm64 kernel (scripts/cross/arm64-kernel.sh)
@@ -48,6 +48,10 @@ if ! dpkg-query -W -f '${Status}' "$runtime" 2>/dev/null | grep -q 'install ok i
   fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$runtime"
 fi
+
+# The Debian 11 sysroots the x64 and arm64 prebuilds are compiled against (scripts/cross/sysroot.sh):
+# ~10 MB of .debs per machine downloaded once into its cache; instant when present.
+for arch in x64 arm64; do bash scripts/cross/sysroot.sh "$arch" >/dev/null; done
 
 # node-gyp must build against the installed Node headers: there is no network for downloads.
 export npm_config_nodedir=/usr

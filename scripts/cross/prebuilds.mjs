@@ -1,19 +1,22 @@
 #!/usr/bin/env node
-// Cross-builds the addon's prebuilds for the other Linux machines the package ships for (arm64,
-// s390x) with Debian's cross compilers (g++-aarch64-linux-gnu, g++-s390x-linux-gnu), through
-// prebuildify --arch, into prebuilds/linux-ARCH. Each is built in a scratch copy of the sources,
-// so build/ (the host's addon, which node-gyp-build loads first) is never overwritten, and only
-// when a native source is newer than the prebuild. `npm pack` runs it (prepack).
+// Builds the addon's prebuilds, prebuilds/linux-ARCH, through prebuildify (--arch for the other
+// machines) with each machine's toolchain (machines.mjs): clang against Debian 11's sysroot
+// (sysroot.sh) for x64 and arm64, Debian's cross g++ for s390x. The host's (--host, `npm run
+// build:native`) is built in place, so build/ holds the same addon node-gyp-build loads in
+// development; the others (`npm run build:cross`, run by `npm run build` and `npm pack`) in a
+// scratch copy of the sources, so build/ stays the host's, and only when a native source is newer
+// than the prebuild.
 //
-// usage: node scripts/cross/prebuilds.mjs [ARCH...]   (default: every arch in MACHINES)
-import { spawnSync } from 'node:child_process';
+// usage: node scripts/cross/prebuilds.mjs --host | [ARCH...]   (default: every arch but the host's)
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MACHINES, elfMachine } from './machines.mjs';
+import { HOST_ARCH, MACHINES, elfMachine } from './machines.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
 // What the addon is built from: binding.gyp and the native files the package ships (package.json
 // "files"), not native/'s build and fuzzing folders.
 const SOURCES = [
@@ -27,10 +30,9 @@ function newestSource(entry) {
   return Math.max(0, ...readdirSync(entry).map((name) => newestSource(path.join(entry, name))));
 }
 
-function prebuildOf(arch) {
-  const dir = path.join(root, 'prebuilds', `linux-${arch}`);
-  const file = path.join(dir, 'ovn-psample.node');
-  return { dir, file };
+function prebuildOf(arch, base = root) {
+  const dir = path.join(base, 'prebuilds', `linux-${arch}`);
+  return { dir, file: path.join(dir, 'ovn-psample.node') };
 }
 
 function upToDate(arch) {
@@ -38,50 +40,64 @@ function upToDate(arch) {
   return existsSync(file) && statSync(file).mtimeMs > Math.max(...SOURCES.map((entry) => newestSource(path.join(root, entry))));
 }
 
-function build(arch) {
-  const { triplet } = MACHINES[arch];
+/** node-gyp's compiler, linker, archiver and prebuildify's strip for one machine. */
+function toolchain(arch) {
+  const { triplet, sysroot } = MACHINES[arch];
+  const binutils = { AR: `${triplet}-ar`, PREBUILD_STRIP_BIN: `${triplet}-strip` };
+  if (!sysroot) return { CC: `${triplet}-gcc`, CXX: `${triplet}-g++`, LINK: `${triplet}-g++`, ...binutils };
+  const dir = execFileSync('bash', [path.join(here, 'sysroot.sh'), arch], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+  // clang takes headers, crt files, libc and GCC 10's libstdc++ from the sysroot alone.
+  const target = `--target=${triplet} --sysroot=${dir}`;
+  return { CC: `clang ${target}`, CXX: `clang++ ${target}`, LINK: `clang++ ${target}`, ...binutils };
+}
+
+function prebuildify(arch, cwd) {
+  const started = Date.now();
+  const result = spawnSync(
+    process.execPath,
+    [path.join(root, 'node_modules', 'prebuildify', 'bin.js'), '--napi', '--strip', ...(arch === HOST_ARCH ? [] : ['--arch', arch])],
+    {
+      cwd,
+      stdio: ['ignore', 'inherit', 'inherit'],
+      // node-gyp builds offline only against the installed Node headers.
+      env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr', ...toolchain(arch) },
+    },
+  );
+  if (result.status !== 0) {
+    const { triplet, sysroot } = MACHINES[arch];
+    const needs = sysroot ? `clang and ${triplet}'s binutils` : `g++-${triplet}`;
+    throw new Error(`the ${arch} build failed (exit ${result.status}): are ${needs} installed (bash scripts/install-deps.sh)?`);
+  }
+  const { file } = prebuildOf(arch, cwd);
+  const machine = elfMachine(file);
+  if (machine !== MACHINES[arch].elfMachine) throw new Error(`${file} is built for ELF machine ${machine}, not ${arch}`);
+  console.log(`prebuilds/linux-${arch}: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+function buildInScratch(arch) {
   const scratch = mkdtempSync(path.join(os.tmpdir(), `ovn-psample-${arch}-`));
   try {
     for (const entry of [...SOURCES, 'package.json']) cpSync(path.join(root, entry), path.join(scratch, entry), { recursive: true });
     symlinkSync(path.join(root, 'node_modules'), path.join(scratch, 'node_modules'));
-    const started = Date.now();
-    const result = spawnSync(
-      process.execPath,
-      [path.join(root, 'node_modules', 'prebuildify', 'bin.js'), '--napi', '--strip', '--arch', arch],
-      {
-        cwd: scratch,
-        stdio: ['ignore', 'inherit', 'inherit'],
-        env: {
-          ...process.env,
-          // node-gyp builds offline only against the installed Node headers.
-          npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr',
-          CC: `${triplet}-gcc`,
-          CXX: `${triplet}-g++`,
-          LINK: `${triplet}-g++`,
-          AR: `${triplet}-ar`,
-          PREBUILD_STRIP_BIN: `${triplet}-strip`,
-        },
-      },
-    );
-    if (result.status !== 0) {
-      throw new Error(
-        `the ${arch} cross build failed (exit ${result.status}): is ${triplet}-g++ installed (apt-get install g++-${triplet})?`,
-      );
-    }
-    const { dir, file } = prebuildOf(arch);
+    prebuildify(arch, scratch);
+    const { dir } = prebuildOf(arch);
     rmSync(dir, { recursive: true, force: true });
-    cpSync(path.join(scratch, 'prebuilds', `linux-${arch}`), dir, { recursive: true });
-    const machine = elfMachine(file);
-    if (machine !== MACHINES[arch].elfMachine) throw new Error(`${file} is built for ELF machine ${machine}, not ${arch}`);
-    console.log(`prebuilds/linux-${arch}: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    cpSync(prebuildOf(arch, scratch).dir, dir, { recursive: true });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 }
 
 const wanted = process.argv.slice(2);
-for (const arch of wanted.length > 0 ? wanted : Object.keys(MACHINES)) {
-  if (MACHINES[arch] === undefined) throw new Error(`unknown arch ${arch}: one of ${Object.keys(MACHINES).join(', ')}`);
-  if (upToDate(arch)) console.log(`prebuilds/linux-${arch}: up to date`);
-  else build(arch);
+if (wanted[0] === '--host') {
+  prebuildify(HOST_ARCH, root);
+} else {
+  for (const arch of wanted.length > 0 ? wanted : Object.keys(MACHINES).filter((name) => name !== HOST_ARCH)) {
+    if (MACHINES[arch] === undefined) throw new Error(`unknown arch ${arch}: one of ${Object.keys(MACHINES).join(', ')}`);
+    if (upToDate(arch)) console.log(`prebuilds/linux-${arch}: up to date`);
+    else buildInScratch(arch);
+  }
 }
