@@ -3,7 +3,7 @@
 // libstdc++, and the ELF machine numbers (e_machine, elf.h) that tell one build from another.
 import { openSync, readSync, closeSync } from 'node:fs';
 
-export const ELF_MACHINE = { x64: 62, arm64: 183, s390x: 22 };
+const ELF_MACHINE = { x64: 62, arm64: 183, s390x: 22 };
 
 /**
  * Every machine the package ships a prebuild for, how it is built and the newest symbol version

