@@ -67,7 +67,7 @@ debs_of() {
         [ -f "$file" ] || wanted+=("$name:$arch=$version")
     done
     if [ ${#wanted[@]} -gt 0 ]; then
-        apt-get "${APT[@]}" update -q >"$CACHE/apt-update.log" 2>&1 ||
+        apt-get "${APT[@]}" update -q --error-on=any >"$CACHE/apt-update.log" 2>&1 ||
             fail "cannot reach $MIRROR for $SUITE (log: $CACHE/apt-update.log)"
         (cd "$archives" && apt-get "${APT[@]}" download -q "${wanted[@]}") >"$CACHE/apt-download.log" 2>&1 ||
             fail "cannot download ${wanted[*]} (log: $CACHE/apt-download.log)"
@@ -82,7 +82,12 @@ unpack() {
     local dir=$1 deb
     shift
     mkdir -p "$dir"
-    for deb in "$@"; do dpkg-deb -x "$deb" "$dir"; done
+    for deb in "$@"; do
+        if ! dpkg-deb -x "$deb" "$dir"; then
+            rm -f "$deb"
+            fail "$deb could not be unpacked and is removed from the cache: run again to download it"
+        fi
+    done
     # Absolute links (lib64/ld-linux-x86-64.so.2 -> /lib/...) would lead the linker out of the
     # sysroot: made relative, they point inside it.
     local link target
@@ -101,7 +106,9 @@ main() {
         [ $# = 3 ] || fail "usage: sysroot.sh --rootfs ARCH DIR"
         local arch
         arch=$(debian_arch "$2")
-        mapfile -t debs < <(debs_of "$arch" "${RUNTIME[@]}")
+        # A failure inside $( ) stops the script; one inside < <( ) would not.
+        debs=$(debs_of "$arch" "${RUNTIME[@]}")
+        mapfile -t debs <<<"$debs"
         unpack "$3" "${debs[@]}"
         return
     fi
@@ -112,7 +119,8 @@ main() {
     key=$({ printf '%s\n' "${BUILD[@]}"; sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1; } | sha256sum | cut -c1-16)
     sysroot=$CACHE/$SUITE-$arch-$key
     if [ ! -d "$sysroot" ]; then
-        mapfile -t debs < <(debs_of "$arch" "${BUILD[@]}")
+        debs=$(debs_of "$arch" "${BUILD[@]}")
+        mapfile -t debs <<<"$debs"
         rm -rf "$sysroot.partial"
         unpack "$sysroot.partial" "${debs[@]}"
         mv "$sysroot.partial" "$sysroot"
