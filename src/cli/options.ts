@@ -516,13 +516,12 @@ export function addAggregateOptions(command: Command): Command {
 export const AGGREGATE_DELIVERY_INTERVAL_MS = 40;
 
 /** watch's --delivery-interval: as given, else --aggregate's longer one where --group-window leaves room for it. */
-export function watchDeliveryInterval(
-  flags: AggregateFlags & { deliveryInterval: string; groupWindow: string },
-  given: boolean,
-): string {
+export function watchDeliveryInterval(flags: AggregateFlags & { deliveryInterval: string; groupWindow: string }, given: boolean): string {
   if (given || flags.aggregate === undefined) return flags.deliveryInterval;
   const window = Number(flags.groupWindow);
-  return Number.isInteger(window) && window > AGGREGATE_DELIVERY_INTERVAL_MS ? String(AGGREGATE_DELIVERY_INTERVAL_MS) : flags.deliveryInterval;
+  return Number.isInteger(window) && window > AGGREGATE_DELIVERY_INTERVAL_MS
+    ? String(AGGREGATE_DELIVERY_INTERVAL_MS)
+    : flags.deliveryInterval;
 }
 
 export interface AggregateOptions {
