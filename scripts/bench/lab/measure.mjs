@@ -156,7 +156,10 @@ async function quietInterval(fd, offset, samplesPerLine, limitMs) {
     readSync(fd, text, 0, text.length, position);
     const whole = text.lastIndexOf(10);
     let at = position;
-    for (const line of text.toString('latin1', 0, whole + 1).split('\n').slice(0, -1)) {
+    for (const line of text
+      .toString('latin1', 0, whole + 1)
+      .split('\n')
+      .slice(0, -1)) {
       at += line.length + 1;
       if (samplesPerLine.exec(line)?.[1] === '0') return at;
     }
