@@ -108,17 +108,18 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   }
 
   get src(): Endpoint | undefined {
-    if (this.#src === null) this.#src = this.#endpoint(this.fields.src);
+    if (this.#src === null) this.#src = this.pods === undefined ? undefined : this.#endpoint(this.pods, this.fields.src);
     return this.#src;
   }
 
   get dst(): Endpoint | undefined {
-    if (this.#dst === null) this.#dst = this.#endpoint(this.fields.dst);
+    if (this.#dst === null) this.#dst = this.pods === undefined ? undefined : this.#endpoint(this.pods, this.fields.dst);
     return this.#dst;
   }
 
-  #endpoint(address: string | undefined): Endpoint | undefined {
-    return address === undefined ? undefined : this.pods?.resolve(this.datapath?.network, address);
+  // Without a pod directory no address text is made to find nothing.
+  #endpoint(pods: PodDirectory, address: string | undefined): Endpoint | undefined {
+    return address === undefined ? undefined : pods.resolve(this.datapath?.network, address);
   }
 
   get group(): number {
