@@ -507,6 +507,23 @@ export function addAggregateOptions(command: Command): Command {
     );
 }
 
+/**
+ * --aggregate's hand-off from the reader thread when --delivery-interval is not given: it writes
+ * nothing per packet, so a hand-off's fixed cost (a wake-up of both threads, a call into
+ * JavaScript) is all it saves by waiting; it stays below the default --group-window, which the
+ * samples of one packet must reach in one hand-off.
+ */
+export const AGGREGATE_DELIVERY_INTERVAL_MS = 40;
+
+/** watch's --delivery-interval: as given, else --aggregate's longer one where --group-window leaves room for it. */
+export function watchDeliveryInterval(flags: AggregateFlags & { deliveryInterval: string; groupWindow: string }, given: boolean): string {
+  if (given || flags.aggregate === undefined) return flags.deliveryInterval;
+  const window = Number(flags.groupWindow);
+  return Number.isInteger(window) && window > AGGREGATE_DELIVERY_INTERVAL_MS
+    ? String(AGGREGATE_DELIVERY_INTERVAL_MS)
+    : flags.deliveryInterval;
+}
+
 export interface AggregateOptions {
   readonly seconds: number;
   readonly maxFlows: number;

@@ -70,8 +70,10 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   waiting = false;
   /** Where the packet's samples lead on the tree of chains; its chain once handed on. */
   node: VerdictChain;
-  src: Endpoint | undefined;
-  dst: Endpoint | undefined;
+  /** Resolves the endpoints when they are first read: a consumer that keys on addresses (watch --aggregate) resolves a flow's once. */
+  pods: PodDirectory | undefined;
+  #src: Endpoint | undefined | null = null;
+  #dst: Endpoint | undefined | null = null;
   chain: readonly VerdictStep[] = [];
   verdict: Verdict = 'unknown';
   /** The first record, for a packet an IPFIX exporter reported. */
@@ -103,6 +105,27 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   ) {
     this.#first = first;
     this.node = node;
+  }
+
+  get src(): Endpoint | undefined {
+    if (this.#src === null) this.#src = this.pods === undefined ? undefined : this.#endpoint(this.pods, this.fields.src);
+    return this.#src;
+  }
+
+  get dst(): Endpoint | undefined {
+    if (this.#dst === null) this.#dst = this.pods === undefined ? undefined : this.#endpoint(this.pods, this.fields.dst);
+    return this.#dst;
+  }
+
+  // Without a pod directory no address text is made to find nothing.
+  #endpoint(pods: PodDirectory, address: string | undefined): Endpoint | undefined {
+    return address === undefined ? undefined : pods.resolve(this.datapath?.network, address);
+  }
+
+  get group(): number {
+    // Read where it lies: the metrics count by group, and need no sample object for it.
+    const batch = this.recordBatch;
+    return batch === undefined ? this.firstSample.group : batch.view.getUint32(this.recordAt + RECORD.group, batch.littleEndian);
   }
 
   join(batch: PsampleBatch | PsampleMessage, at: number): void {
@@ -143,10 +166,6 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
     const ns = this.timestampNs;
     this.#seconds = Number(ns / 1_000_000_000n);
     this.#nanoseconds = Number(ns % 1_000_000_000n);
-  }
-
-  get group(): number {
-    return this.firstSample.group;
   }
 
   get iifindex(): number {
@@ -405,13 +424,7 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
   }
 
   private emitPacket(packet: PacketEvent): void {
-    const pods = this.pods;
-    if (pods !== undefined) {
-      const network = packet.datapath?.network;
-      const { src, dst } = packet.fields;
-      if (src !== undefined) packet.src = pods.resolve(network, src);
-      if (dst !== undefined) packet.dst = pods.resolve(network, dst);
-    }
+    packet.pods = this.pods;
     const chain = packet.node.steps;
     packet.chain = chain;
     packet.verdict = chain[chain.length - 1]!.verdict;

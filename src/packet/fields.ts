@@ -61,20 +61,32 @@ export class PacketFieldsView implements PacketFields {
   readonly words: Uint32Array;
   /** @internal Where this packet's words start in `words`, in slots. */
   readonly slot: number;
-  /** @internal The packet's bytes. */
-  readonly data: Uint8Array;
   readonly #base: number;
   readonly #texts: string;
   #src: string | undefined | null = null;
   #dst: string | undefined | null = null;
+  // The packet's bytes, or the buffer they lie in: a view is made only for what reads them (the
+  // human tuple), not for every packet of a batch.
+  #data: Uint8Array | ArrayBuffer;
+  readonly #dataAt: number;
+  readonly #dataLength: number;
 
-  /** @internal */
-  constructor(words: Uint32Array, slot: number, texts: string, data: Uint8Array) {
+  /** @internal `data`: the packet's bytes, or the buffer that holds them at `dataAt`. */
+  constructor(words: Uint32Array, slot: number, texts: string, data: Uint8Array | ArrayBuffer, dataAt = 0, dataLength = 0) {
     this.words = words;
     this.slot = slot;
-    this.data = data;
+    this.#data = data;
+    this.#dataAt = dataAt;
+    this.#dataLength = dataLength;
     this.#base = slot * PACKET_FIELD_WORDS;
     this.#texts = texts;
+  }
+
+  /** @internal The packet's bytes. */
+  get data(): Uint8Array {
+    const data = this.#data;
+    if (data instanceof Uint8Array) return data;
+    return (this.#data = new Uint8Array(data, this.#dataAt, this.#dataLength));
   }
 
   #word(index: number): number {

@@ -64,12 +64,14 @@ export class PsampleBatch implements Iterable<PsampleSample> {
   packetFieldsAt(index: number, at: number): PacketFieldsView {
     const words = this.#decodedPackets();
     const view = this.#view;
-    const data = new Uint8Array(
-      view.buffer,
+    return new PacketFieldsView(
+      words,
+      index,
+      this.#packetTexts,
+      view.buffer as ArrayBuffer,
       at + view.getUint32(at + RECORD.dataOffset, this.#le),
       view.getUint32(at + RECORD.dataLength, this.#le),
     );
-    return new PacketFieldsView(words, index, this.#packetTexts, data);
   }
 
   /** @internal FNV-1a of the bytes of the sample at `index`: the samples of one packet carry the same. */

@@ -142,6 +142,33 @@ async function settled(fd, settleMs = WARMUP_SETTLE_MS, limitMs = WARMUP_LIMIT_M
 }
 
 /**
+ * For a consumer that writes a line per interval whatever came (countsAtExit: the agent), output
+ * that stops growing says nothing: it has drained the warm-up once a whole line of its says it
+ * counted no sample. Returns where that line ends, so the burst's count starts after it.
+ */
+async function quietInterval(fd, offset, samplesPerLine, limitMs) {
+  const limit = Date.now() + limitMs;
+  let position = offset;
+  for (;;) {
+    await sleep(POLL_MS);
+    const size = fstatSync(fd).size;
+    const text = Buffer.alloc(size - position);
+    readSync(fd, text, 0, text.length, position);
+    const whole = text.lastIndexOf(10);
+    let at = position;
+    for (const line of text
+      .toString('latin1', 0, whole + 1)
+      .split('\n')
+      .slice(0, -1)) {
+      at += line.length + 1;
+      if (samplesPerLine.exec(line)?.[1] === '0') return at;
+    }
+    if (whole >= 0) position += whole + 1;
+    if (Date.now() > limit) return position;
+  }
+}
+
+/**
  * RATE is in samples/s; udp-flood is paced at RATE / the scenario's samples per packet (0: unpaced).
  * PROFILE (bench:lab --perf: perf.mjs's recorder for this run) records the consumer from the burst's
  * start until the figures are taken, and writes its report once the consumer has stopped.
@@ -166,7 +193,9 @@ export async function measureRun({ consumer, ctx, scenario, rate, seconds, warmu
     let offset = await settled(fd);
     if (warmupSeconds > 0) {
       await scenario.flood(['--seconds', String(warmupSeconds), '--rate', String(packetRateOf(rate || WARMUP_BURST_RATE_UNPACED))]);
-      offset = await settled(fd, WARMUP_BURST_SETTLE_MS, drainCapSeconds * 1000);
+      offset = consumer.countsAtExit
+        ? await quietInterval(fd, offset, consumer.samplesPerLine, drainCapSeconds * 1000)
+        : await settled(fd, WARMUP_BURST_SETTLE_MS, drainCapSeconds * 1000);
     }
 
     recording = await profile?.record(pid);

@@ -23,6 +23,7 @@ import {
   stopLimits,
   type PipelineFlags,
   type StopFlags,
+  watchDeliveryInterval,
 } from '../options';
 import { runUntilStopped } from '../stop';
 import { watchSummary, type WatchCounts } from '../watch-summary';
@@ -80,6 +81,7 @@ export function watchCommand(): Command {
   return defineCommand(command, async (flags: WatchFlags, log) => {
     // Every option is checked before anything is opened: a usage error leaves nothing behind.
     const { limit, seconds } = stopLimits(flags);
+    flags.deliveryInterval = watchDeliveryInterval(flags, command.getOptionValueSource('deliveryInterval') === 'cli');
     const options = pipelineOptions(flags, groups);
     const metricsAddress = flags.metrics === undefined ? undefined : parseListenAddress(flags.metrics);
     const accept = eventPredicate(flags);
