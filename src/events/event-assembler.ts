@@ -68,6 +68,7 @@ function stepOf(key: object): Omit<VerdictStep, 'samples'> {
 class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   deadline = 0;
   waiting = false;
+  nextInBucket: PendingPacket | undefined = undefined;
   /** Where the packet's samples lead on the tree of chains; its chain once handed on. */
   node: VerdictChain;
   src: Endpoint | undefined;
