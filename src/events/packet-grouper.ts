@@ -27,8 +27,8 @@ export interface PendingPacket {
 // held by a Map: a Map rehashes its table as packets come and go, and the old tables, once V8 has
 // moved them to the old generation, keep every packet they held alive through each young
 // collection until the next full one. Measured at 30,000 samples/s (the OVN shape, 3 per packet):
-// 62-81 % of the young generation survived each collection and about 8 MB/s was promoted, which
-// then costs a full collection every 2 s (V8's helper threads) and the heap that holds it.
+// 62-81 % of the young generation survived each collection and about 8 MB was promoted every 2 s,
+// each time followed by a full collection (work for V8's helper threads) and heap that holds it.
 /** Buckets at the start; doubled whenever more packets wait than there are buckets. */
 const MIN_BUCKETS = 1024;
 /** Released packets the queue keeps in front of its head before it moves the rest down. */
