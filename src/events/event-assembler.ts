@@ -12,6 +12,7 @@ import type { IpfixSample } from '../ipfix/types';
 import { packetFields, PacketFieldsView, type PacketFields } from '../packet/fields';
 import type { DecodedPacket } from '../packet/types';
 import type { PsampleBatch } from '../psample/batch';
+import { recordIifindex } from '../psample/sample';
 import type { PsampleMessage } from '../psample/types';
 import type { SampleSummary } from './event-samples';
 import type { NetworkEvent, VerdictStep } from './network-event';
@@ -151,7 +152,9 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   }
 
   get iifindex(): number {
-    return this.firstSample.iifindex;
+    // Every line reads it (the interface name): read where it lies, making no sample object.
+    const batch = this.recordBatch;
+    return batch === undefined ? this.firstSample.iifindex : recordIifindex(batch.view, this.recordAt, batch.littleEndian);
   }
 
   get oifindex(): number | undefined {
