@@ -12,6 +12,7 @@ import type { IpfixSample } from '../ipfix/types';
 import { packetFields, PacketFieldsView, type PacketFields } from '../packet/fields';
 import type { DecodedPacket } from '../packet/types';
 import type { PsampleBatch } from '../psample/batch';
+import { recordIifindex } from '../psample/sample';
 import type { PsampleMessage } from '../psample/types';
 import type { SampleSummary } from './event-samples';
 import type { NetworkEvent, VerdictStep } from './network-event';
@@ -68,6 +69,7 @@ function stepOf(key: object): Omit<VerdictStep, 'samples'> {
 class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   deadline = 0;
   waiting = false;
+  nextInBucket: PendingPacket | undefined = undefined;
   /** Where the packet's samples lead on the tree of chains; its chain once handed on. */
   node: VerdictChain;
   /** Resolves the endpoints when they are first read: a consumer that keys on addresses (watch --aggregate) resolves a flow's once. */
@@ -169,7 +171,9 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
   }
 
   get iifindex(): number {
-    return this.firstSample.iifindex;
+    // Every line reads it (the interface name): read where it lies, making no sample object.
+    const batch = this.recordBatch;
+    return batch === undefined ? this.firstSample.iifindex : recordIifindex(batch.view, this.recordAt, batch.littleEndian);
   }
 
   get oifindex(): number | undefined {

@@ -19,12 +19,20 @@ export interface PendingPacket {
   deadline: number;
   /** Whether it waits in the grouper for more samples: set by the grouper. */
   waiting: boolean;
+  /** The packet that waits after it in its bucket: set by the grouper. */
+  nextInBucket?: PendingPacket | undefined;
 }
 
-// Map keys that are small integers (31 bits under V8's pointer compression) are stored and hashed
-// as they are; a 32-bit hash above them would be a heap number made for every lookup. Packets the
-// shorter key no longer tells apart are told apart by their bytes, as any two of one hash are.
-const keyOf = (hash: number): number => hash & 0x3fffffff;
+// The waiting packets are chained through themselves from a bucket array the grouper keeps, not
+// held by a Map: a Map rehashes its table as packets come and go, and the old tables, once V8 has
+// moved them to the old generation, keep every packet they held alive through each young
+// collection until the next full one. Measured at 30,000 samples/s (the OVN shape, 3 per packet):
+// 62-81 % of the young generation survived each collection and about 8 MB was promoted every 2 s,
+// each time followed by a full collection (work for V8's helper threads) and heap that holds it.
+/** Buckets at the start; doubled whenever more packets wait than there are buckets. */
+const MIN_BUCKETS = 1024;
+/** Released packets the queue keeps in front of its head before it moves the rest down. */
+const QUEUE_SLACK = 1024;
 
 function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number, length: number): boolean {
   for (let i = 0; i < length; i++) if (a[aStart + i] !== b[bStart + i]) return false;
@@ -41,8 +49,10 @@ function sameBytes(a: Uint8Array, aStart: number, b: Uint8Array, bStart: number,
 export class PacketGrouper<P extends PendingPacket> {
   private readonly windowMs: number;
   private readonly onPacket: (packet: P) => void;
-  private readonly byHash = new Map<number, P | P[]>();
-  private readonly queue: P[] = [];
+  private buckets: (P | undefined)[] = new Array<P | undefined>(MIN_BUCKETS).fill(undefined);
+  private waitingCount = 0;
+  /** Packets in arrival order; the slots before `head` are released and cleared. */
+  private readonly queue: (P | undefined)[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly onTimer = (): void => {
@@ -62,10 +72,10 @@ export class PacketGrouper<P extends PendingPacket> {
    */
   find(hash: number, datapathKey: number, timeNs: number, bytes: Uint8Array, start: number, length: number, sameBytes?: P): P | undefined {
     if (sameBytes?.waiting === true && this.near(sameBytes, datapathKey, timeNs)) return sameBytes;
-    const candidates = this.byHash.get(keyOf(hash));
-    if (candidates === undefined) return undefined;
-    if (!Array.isArray(candidates)) return this.matches(candidates, datapathKey, timeNs, bytes, start, length) ? candidates : undefined;
-    for (const pending of candidates) if (this.matches(pending, datapathKey, timeNs, bytes, start, length)) return pending;
+    const buckets = this.buckets;
+    for (let pending = buckets[hash & (buckets.length - 1)]; pending !== undefined; pending = pending.nextInBucket as P | undefined) {
+      if (pending.hash === hash && this.matches(pending, datapathKey, timeNs, bytes, start, length)) return pending;
+    }
     return undefined;
   }
 
@@ -74,11 +84,9 @@ export class PacketGrouper<P extends PendingPacket> {
    * many packets at once reads the clock once), with whatever joined it by then.
    */
   add(packet: P, now = performance.now()): void {
-    const key = keyOf(packet.hash);
-    const candidates = this.byHash.get(key);
-    if (candidates === undefined) this.byHash.set(key, packet);
-    else if (Array.isArray(candidates)) candidates.push(packet);
-    else this.byHash.set(key, [candidates, packet]);
+    if (this.waitingCount >= this.buckets.length) this.growBuckets();
+    this.chain(this.buckets, packet);
+    this.waitingCount++;
     packet.waiting = true;
     packet.deadline = now + this.windowMs;
     this.queue.push(packet);
@@ -107,20 +115,56 @@ export class PacketGrouper<P extends PendingPacket> {
     );
   }
 
+  /** Appends `packet` to its bucket's chain: the oldest of a bucket is found first. */
+  private chain(buckets: (P | undefined)[], packet: P): void {
+    packet.nextInBucket = undefined;
+    const index = packet.hash & (buckets.length - 1);
+    let last = buckets[index];
+    if (last === undefined) {
+      buckets[index] = packet;
+      return;
+    }
+    while (last.nextInBucket !== undefined) last = last.nextInBucket as P;
+    last.nextInBucket = packet;
+  }
+
+  /** Twice the buckets, each chain split in its order; the old array is cleared, so it holds no packet alive. */
+  private growBuckets(): void {
+    const old = this.buckets;
+    const buckets = new Array<P | undefined>(old.length * 2).fill(undefined);
+    for (let i = 0; i < old.length; i++) {
+      for (let pending = old[i]; pending !== undefined;) {
+        const next = pending.nextInBucket as P | undefined;
+        this.chain(buckets, pending);
+        pending = next;
+      }
+    }
+    old.fill(undefined);
+    this.buckets = buckets;
+  }
+
   private forget(packet: P): void {
     packet.waiting = false;
-    const key = keyOf(packet.hash);
-    const candidates = this.byHash.get(key)!;
-    if (!Array.isArray(candidates)) this.byHash.delete(key);
-    else if (candidates.length === 2) this.byHash.set(key, candidates[0] === packet ? candidates[1]! : candidates[0]!);
-    else candidates.splice(candidates.indexOf(packet), 1);
+    this.waitingCount--;
+    const buckets = this.buckets;
+    const index = packet.hash & (buckets.length - 1);
+    const next = packet.nextInBucket as P | undefined;
+    packet.nextInBucket = undefined;
+    let before = buckets[index];
+    if (before === packet) {
+      buckets[index] = next;
+      return;
+    }
+    while (before!.nextInBucket !== packet) before = before!.nextInBucket as P;
+    before!.nextInBucket = next;
   }
 
   /** Hands on the packets due by `now`; a throwing onPacket neither loses the others nor stops the timer. */
   private release(now: number): void {
     let failure: { error: unknown } | undefined;
     while (this.head < this.queue.length && this.queue[this.head]!.deadline <= now) {
-      const packet = this.queue[this.head++]!;
+      const packet = this.queue[this.head]!;
+      this.queue[this.head++] = undefined;
       this.forget(packet);
       try {
         this.onPacket(packet);
@@ -131,7 +175,7 @@ export class PacketGrouper<P extends PendingPacket> {
     if (this.head === this.queue.length) {
       this.queue.length = 0;
       this.head = 0;
-    } else if (this.head > 1024) {
+    } else if (this.head > QUEUE_SLACK) {
       this.queue.splice(0, this.head);
       this.head = 0;
     }

@@ -64,6 +64,11 @@ function copyOf(bytes: Uint8Array, offset: number, length: number): Uint8Array {
   return bytes.slice(offset, offset + length);
 }
 
+/** @internal The input ifindex of the record at byte `at`: what a packet's event reads without making its sample. */
+export function recordIifindex(view: DataView, at: number, littleEndian: boolean): number {
+  return view.getUint32(at + RECORD.ifindexes, littleEndian) & 0xffff;
+}
+
 /**
  * One psample message as the reader thread handed it over: a view of its region of a batch
  * buffer (native/wire/batch_layout.h) that decodes each field when it is read, so a consumer pays only
@@ -107,7 +112,7 @@ export class PsampleSample implements PsampleMessage {
   }
 
   get iifindex(): number {
-    return this.#u32(RECORD.ifindexes) & 0xffff;
+    return recordIifindex(this.#view, this.#at, this.#le);
   }
 
   get oifindex(): number | undefined {

@@ -45,6 +45,30 @@ it('groups the same bytes on the same datapath within the window, keeps the rest
   expect(groups).toEqual([[0, 1], [2], [3], [4]]);
 });
 
+it('keeps thousands of waiting packets apart, their hashes shared or not, and hands each on whole in arrival order', () => {
+  const released: number[][] = [];
+  const grouper = new PacketGrouper<Packet>(50, (packet) => released.push(packet.members.map((m) => (m.data[0]! << 8) | m.data[1]!)));
+  // 3,000 packets waiting at once (more than the grouper's first buckets, twice over); every fourth
+  // has the same hash as the others of its kind, the rest spread as FNV-1a would.
+  const count = 3000;
+  const hashOf = (n: number): number => (n % 4 === 0 ? 0xdeadbeef : Math.imul(n, 0x9e3779b1) >>> 0);
+  const pushWithHash = (n: number): void => {
+    const s = sample([n >> 8, n & 0xff], BigInt(n));
+    const hash = hashOf(n);
+    const pending = grouper.find(hash, s.datapathKey, Number(s.timestampNs), s.data, 0, s.data.length);
+    if (pending !== undefined) pending.members.push(s);
+    else grouper.add({ hash, datapathKey: 1, timeNs: n, bytes: s.data, start: 0, length: 2, deadline: 0, waiting: false, members: [s] });
+  };
+  for (let n = 0; n < count; n++) pushWithHash(n);
+  for (let n = count - 1; n >= 0; n--) pushWithHash(n);
+  grouper.flush();
+  expect(released).toEqual(Array.from({ length: count }, (_, n) => [n, n]));
+  // Handed on, a packet is found no more: the same bytes start a packet of their own.
+  pushWithHash(7);
+  grouper.flush();
+  expect(released.at(-1)).toEqual([7]);
+});
+
 it('a consumer that throws loses neither the other packets nor later ones', async () => {
   const seen: number[] = [];
   const grouper = new PacketGrouper<Packet>(5, (packet) => {

@@ -118,14 +118,21 @@ export async function stopConsumer({ state, exited }, graceMs = STOP_GRACE_MS) {
   const timer = setTimeout(() => state.child.kill('SIGKILL'), graceMs);
   const { code, signal } = await exited;
   clearTimeout(timer);
-  // "… shown; received=N kernelDrops=N [queueDrops=N]" on stderr at exit (watch: its JSON summary).
+  // "… shown; received=N kernelDrops=N [queueDrops=N] … closeDiscards=N" on stderr at exit (watch: its JSON summary).
   const summary =
     /received=(\d+) kernelDrops=(\d+)(?: queueDrops=(\d+))?/.exec(state.stderr) ??
     /"received":(\d+),.*"kernelDrops":(\d+),"queueDrops":(\d+)/.exec(state.stderr);
+  // Taken from the socket but not delivered when the consumer stopped: a backlog it still held.
+  const discards = /closeDiscards=(\d+)/.exec(state.stderr) ?? /"closeDiscards":(\d+)/.exec(state.stderr);
   return {
     exit: signal ?? code,
     exitMs: Math.round(performance.now() - asked),
-    selfReported: summary && { received: Number(summary[1]), kernelDrops: Number(summary[2]), queueDrops: Number(summary[3] ?? 0) },
+    selfReported: summary && {
+      received: Number(summary[1]),
+      kernelDrops: Number(summary[2]),
+      queueDrops: Number(summary[3] ?? 0),
+      ...(discards ? { closeDiscards: Number(discards[1]) } : {}),
+    },
   };
 }
 

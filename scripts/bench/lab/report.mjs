@@ -61,6 +61,27 @@ export function threadLines(runs) {
   ];
 }
 
+/**
+ * Where a run's `left` samples were, by the consumer's own count at exit: taken from its socket
+ * and still queued inside it (closeDiscards: it was behind, or stuck), or never received at all
+ * (the kernel made them, and no socket counter saw them go). Counted from SIGTERM, so a backlog
+ * it went on reading after the figures were taken shows as received.
+ */
+export function leftLines(runs) {
+  const lines = runs
+    .filter((r) => r.left > 0 && r.selfReported !== undefined && r.selfReported !== null)
+    .map((r) => {
+      const own = r.selfReported;
+      const discards = own.closeDiscards === undefined ? 'n/a' : String(own.closeDiscards);
+      return (
+        `  ${r.scenario.padEnd(4)} ${rateLabel(r.rate).padEnd(8)} ${r.consumer.padEnd(9)} left ${r.left}: its own count at exit: ` +
+        `received ${own.received}, kernel drops ${own.kernelDrops}, queue drops ${own.queueDrops}, unread at exit ${discards}; ` +
+        `never received: ${Math.max(0, r.generated - own.received - own.kernelDrops - own.queueDrops - (own.closeDiscards ?? 0))}`
+      );
+    });
+  return lines.length === 0 ? [] : ["Samples left: where the consumer says they were (its exit summary's counts)", ...lines];
+}
+
 function median(values) {
   if (values.length === 0) return undefined;
   const sorted = [...values].sort((a, b) => a - b);

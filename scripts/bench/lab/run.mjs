@@ -38,7 +38,7 @@ import { AGENT_CONSUMER, DEFAULT_CONSUMERS, HEADLINE_CONSUMER, REFERENCE_CONSUME
 import { measureIdle } from './idle.mjs';
 import { measureRun } from './measure.mjs';
 import { guestPerf } from './perf.mjs';
-import { addRatios, describeRun, rateLabel, tableLines, threadLines, verdict } from './report.mjs';
+import { addRatios, describeRun, leftLines, rateLabel, tableLines, threadLines, verdict } from './report.mjs';
 import { ovnScenario, startOvnNode, tcScenario } from './scenarios.mjs';
 import { BenchSetupError, run } from './shell.mjs';
 
@@ -198,6 +198,7 @@ const report = [
   ...notes,
   ...tableLines(runs),
   ...threadLines(runs),
+  ...leftLines(runs),
   ...(idle.length
     ? [`idle CPU over ${idleSeconds} s: ${idle.map((p) => `${p.name} ${p.cpuPercent?.toFixed(2) ?? 'n/a'} %`).join(', ')} (of one vCPU)`]
     : []),
