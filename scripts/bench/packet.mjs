@@ -2,7 +2,7 @@
 //
 // What decodePacket costs per sample, compared with a bare loop that reads the same header bytes
 // through a DataView and builds nothing: the floor for touching those bytes from JavaScript; and
-// what the packet's JSON costs the JSON outputs (packetJsonText: the native decoder's text).
+// what the packet's JSON costs the JSON outputs (the native decoder's text, addon.packetJson).
 // The frames are the real psample captures (ARP, ICMP) plus an IPv4 TCP SYN and an IPv6 UDP
 // datagram, the traffic OVN ACL samples mostly carry. Rounds alternate the cases and medians are
 // compared, since other work shares the machine.
@@ -11,7 +11,7 @@
 // The last line is the verdict (the *_before figures and ratios with --dist only):
 //   RESULT ratio=<decode/ref> decode_ns=<ns/packet> ref_ns=<ns/packet> describe_ns=<ns/packet> json_ns=<ns/packet>
 //          decode_before_ns=… json_before_ns=… decode_ratio=<decode/decode_before> json_ratio=<json_before/json>
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -19,7 +19,8 @@ import { median } from './lib/percentiles.mjs';
 
 const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { decodePacket, describePacket } = await import(join(projectRoot, 'dist', 'packet', 'index.js'));
-const { packetJsonText } = await import(join(projectRoot, 'dist', 'output', 'packet-json.js'));
+const { addon } = await import(join(projectRoot, 'dist', 'native', 'binding.js'));
+const packetJsonText = (data, proto) => addon.packetJson(data, proto);
 
 const { values: options } = parseArgs({
   options: {
@@ -29,12 +30,16 @@ const { values: options } = parseArgs({
   },
 });
 
-/** The older build's decodePacket and packet JSON, whichever form its packet-json module has. */
+/** The older build's decodePacket and packet JSON, whichever form it has: the addon's, or its packet-json module's. */
 async function olderBuild(dist) {
   const packet = await import(join(dist, 'packet', 'index.js'));
-  const output = await import(join(dist, 'output', 'packet-json.js'));
-  const json = output.packetJsonText ?? ((data, proto) => output.packetJson(packet.decodePacket(data, proto)));
-  return { decodePacket: packet.decodePacket, json };
+  if (existsSync(join(dist, 'output', 'packet-json.js'))) {
+    const output = await import(join(dist, 'output', 'packet-json.js'));
+    const json = output.packetJsonText ?? ((data, proto) => output.packetJson(packet.decodePacket(data, proto)));
+    return { decodePacket: packet.decodePacket, json };
+  }
+  const { addon: olderAddon } = await import(join(dist, 'native', 'binding.js'));
+  return { decodePacket: packet.decodePacket, json: (data, proto) => olderAddon.packetJson(data, proto) };
 }
 const before = options.dist === undefined ? undefined : await olderBuild(options.dist);
 const iterations = Number(options.iterations);
