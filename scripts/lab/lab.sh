@@ -76,7 +76,7 @@ t0=$SECONDS; lab_image_ensure; t_image=$((SECONDS - t0))
 t0=$SECONDS
 if $build; then lab_build_project; fi
 if [ "$mode" = bench ]; then lab_bench_prepare; fi
-if [ "$mode" = test ]; then
+if [ "$mode" = test ] && lab_wants_project_image; then
     lab_step "the project's amd64 image for the guest's podman" "$LAB_WORK/project-image.log" lab_project_image
     LAB_PAYLOAD_IMAGE=$LAB_PROJECT_IMAGE
 fi

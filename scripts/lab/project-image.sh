@@ -20,3 +20,14 @@ lab_project_image() {
     rm -f "$LAB_PROJECT_IMAGE"
     podman save --quiet --format oci-archive -o "$LAB_PROJECT_IMAGE" "$tag"
 }
+
+# Whether this run includes the test that needs the image: vitest's filters match file paths by
+# substring, and no filter runs every file.
+lab_wants_project_image() {
+    local filter
+    [ ${#LAB_VITEST_FILTERS[@]} -eq 0 ] && return 0
+    for filter in "${LAB_VITEST_FILTERS[@]}"; do
+        [[ test/deploy/daemonset.lab.test.ts == *"$filter"* ]] && return 0
+    done
+    return 1
+}
