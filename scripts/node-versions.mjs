@@ -19,16 +19,15 @@ if (floor === undefined) throw new Error(`package.json engines.node is ${engines
 const VERSIONS = process.env.OVN_PSAMPLE_NODE_VERSIONS?.split(',') ?? [`${floor}.0`, '22.23.3', '24.21.0'];
 
 /**
- * Socket, batches, close and listener contracts, workers, the CLI's commands, OVSDB: where a Node
- * change would show. Not test/psample/privileges.kernel.test.ts: under Node 24.21 its check that a
- * failed open leaves no thread and no file descriptor behind saw one more of each while other test
- * files ran beside it (it passes alone): something in Node 24 starts them lazily; to be found.
+ * Socket, batches, close and listener contracts, privileges, workers, the CLI's commands, OVSDB:
+ * where a Node change would show.
  */
 const FILES = [
   'test/psample/inject.kernel.test.ts',
   'test/psample/lifecycle.kernel.test.ts',
   'test/psample/listener-contract.kernel.test.ts',
   'test/psample/worker-terminate.kernel.test.ts',
+  'test/psample/privileges.kernel.test.ts',
   'test/cli/listen.test.ts',
   'test/cli/watch-collector.test.ts',
   'test/ovsdb/client.test.ts',

@@ -13,6 +13,8 @@
 #
 # usage: scripts/image/build.sh [--out FILE] [--arch amd64|arm64]...
 #   default: .image/ovn-psample-VERSION.oci.tar with both arches; prints the index digest and sizes
+#        scripts/image/build.sh --revision
+#   prints the revision label an image built from this checkout gets (its users check an image against it)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE="$ROOT/scripts/image"
@@ -26,22 +28,24 @@ CACHE=${OVN_PSAMPLE_IMAGE_CACHE:-/var/cache/ovn-psample-image}
 
 out=
 arches=()
+cd "$ROOT"
+# The commit, and -dirty when what the image runs differs from it.
+revision=$(git rev-parse HEAD)$(git diff --quiet HEAD -- src native package.json || echo -dirty)
 while [ $# -gt 0 ]; do
     case $1 in
+        --revision) echo "$revision"; exit 0 ;;
         --out) out=$2; shift 2 ;;
         --arch) arches+=("$2"); shift 2 ;;
         *) echo "usage: $0 [--out FILE] [--arch amd64|arm64]..." >&2; exit 2 ;;
     esac
 done
 [ ${#arches[@]} -gt 0 ] || arches=(amd64 arm64)
-cd "$ROOT"
 version=$(node -p "require('./package.json').version")
 license=$(node -p "require('./package.json').license")
 # package.json's repository when it names one (the project has none yet), else what built it.
 source_url=${OVN_PSAMPLE_IMAGE_SOURCE:-$(node -p "require('./package.json').repository?.url ?? ''")}
 out=${out:-$ROOT/.image/ovn-psample-$version.oci.tar}
 export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
-revision=$(git rev-parse HEAD)$(git diff --quiet HEAD -- src native package.json || echo -dirty)
 source_url=${source_url:-"git commit $revision of ovn-psample $version"}
 started=$SECONDS
 

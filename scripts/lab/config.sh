@@ -8,9 +8,11 @@ LAB_DIR="$LAB_ROOT/scripts/lab"
 LAB_SUITE=trixie
 LAB_MIRROR=${OVN_PSAMPLE_LAB_MIRROR:-http://deb.debian.org/debian}
 # The guest needs psample/act_sample/openvswitch/vxlan modules (cloud kernel has
-# them), OVS 3.5 and OVN 25.03 (trixie), and trixie's node 20.19 to run vitest.
+# them), OVS 3.5 and OVN 25.03 (trixie), and trixie's node 20.19 to run vitest. podman, runc
+# (scripts/image/containers.conf's runtime), catatonit (the pause process `podman kube play` puts in
+# each pod) and kustomize (the host tests' 5.6) run deploy/'s DaemonSet pod on the node.
 LAB_PACKAGES=(kmod iproute2 iputils-ping procps openvswitch-switch ovn-central ovn-host nodejs
-              linux-image-cloud-amd64)
+              linux-image-cloud-amd64 podman runc catatonit kustomize)
 
 LAB_CACHE=${OVN_PSAMPLE_LAB_CACHE:-/var/cache/ovn-psample-lab}
 LAB_WORK=${OVN_PSAMPLE_LAB_WORK:-$LAB_ROOT/.lab}

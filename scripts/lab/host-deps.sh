@@ -10,6 +10,9 @@ declare -A LAB_HOST_TOOLS=(
     [make]=make
     [g++]=g++
     [python3]=python3
+    # the project's image for test/deploy/daemonset.lab.test.ts (scripts/image/build.sh)
+    [podman]=podman
+    [buildah]=buildah
 )
 
 lab_missing_host_packages() {

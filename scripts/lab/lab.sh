@@ -22,6 +22,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/image.sh"
 . "$HERE/project-build.sh"
 . "$HERE/payload.sh"
+. "$HERE/project-image.sh"
 . "$HERE/boot.sh"
 . "$HERE/bench.sh"
 
@@ -75,6 +76,10 @@ t0=$SECONDS; lab_image_ensure; t_image=$((SECONDS - t0))
 t0=$SECONDS
 if $build; then lab_build_project; fi
 if [ "$mode" = bench ]; then lab_bench_prepare; fi
+if [ "$mode" = test ] && lab_wants_project_image; then
+    lab_step "the project's amd64 image for the guest's podman" "$LAB_WORK/project-image.log" lab_project_image
+    LAB_PAYLOAD_IMAGE=$LAB_PROJECT_IMAGE
+fi
 t_build=$((SECONDS - t0))
 t0=$SECONDS
 lab_step "packing the payload disk (project + node_modules)" "$LAB_WORK/payload.log" lab_build_payload

@@ -4,7 +4,8 @@
 # guest writes its results to /lab/out, which the host reads back with debugfs
 # (no mount needed on the host).
 
-LAB_PAYLOAD_ITEMS=(package.json tsconfig.json src test scripts/lab scripts/bench/lab node_modules dist prebuilds)
+LAB_PAYLOAD_ITEMS=(package.json tsconfig.json src test scripts/lab scripts/bench/lab scripts/image/containers.conf deploy
+                   node_modules dist prebuilds)
 
 lab_build_payload() {
     local stage="$LAB_WORK/payload" item size_mb
@@ -21,6 +22,11 @@ lab_build_payload() {
     cp -a "$LAB_ROOT"/build/Release/*.node "$stage/project/build/Release/" 2>/dev/null || true
     ! ${LAB_PAYLOAD_SYMBOLS:-false} || lab_payload_unstripped_addon "$LAB_ROOT" "$stage/project"
     printf '%s\n' "${LAB_VITEST_FILTERS[@]}" >"$stage/vitest-filters"
+    # Test mode: the project's image (project-image.sh), as /lab/image/ovn-psample-amd64.oci.tar.
+    if [ -n "${LAB_PAYLOAD_IMAGE:-}" ]; then
+        mkdir -p "$stage/image"
+        cp -al "$LAB_PAYLOAD_IMAGE" "$stage/image/" 2>/dev/null || cp -a "$LAB_PAYLOAD_IMAGE" "$stage/image/"
+    fi
     # Bench mode: its static C tools (built for this run only) and its arguments.
     [ -z "${LAB_PAYLOAD_TOOLS:-}" ] || cp -a "$LAB_PAYLOAD_TOOLS" "$stage/tools"
     printf '%s\n' "${LAB_BENCH_ARGS[@]}" >"$stage/bench-args"

@@ -9,7 +9,7 @@ import { freePort } from '../support/ovsdb-server';
 import { debianTool } from '../support/debian-tool';
 import { tcpSyn } from '../cli/support/frames';
 import { podman, podmanLogs, projectImage } from '../support/podman';
-import { parseAllDocuments, stringify } from 'yaml';
+import { daemonSetPod } from './support/daemonset-pod';
 
 // The image as a node runs it: host network, NET_ADMIN its only capability, a read-only root, the
 // node's OVS database socket mounted from a real ovsdb-server on OVS 3.5's schema. The host has no
@@ -212,56 +212,26 @@ describe('the image under podman: host network, NET_ADMIN alone, read-only root,
 });
 
 describe('the DaemonSet of deploy/overlays/ovn-kubernetes under podman kube play', () => {
-  interface Container {
-    image: string;
-    args: string[];
-    env?: unknown;
-    ports?: unknown;
-    livenessProbe?: { httpGet: { port: unknown } };
-    readinessProbe?: { httpGet: { port: unknown } };
-    startupProbe?: { httpGet: { port: unknown } };
-  }
-  interface PodSpec {
-    containers: Container[];
-    volumes: { name: string; hostPath: { path: string } }[];
-    priorityClassName?: string;
-  }
-
   it("its pod template runs as a pod: NET_ADMIN alone, the overlay's mounts, ready, flow records on stdout, and its collector set removed when the pod goes down", async () => {
     const kustomize = await debianTool('trixie', 'kustomize', '5.6', '/usr/bin/kustomize');
     const rendered = execFileSync(kustomize, ['build', path.join(__dirname, '..', '..', 'deploy', 'overlays', 'ovn-kubernetes')], {
       encoding: 'utf8',
     });
-    const daemonSet = parseAllDocuments(rendered)
-      .map((document) => document.toJS() as { kind: string; spec: { template: { metadata: unknown; spec: PodSpec } } })
-      .find((object) => object.kind === 'DaemonSet')!;
-    const spec = structuredClone(daemonSet.spec.template.spec);
     const port = await freePort();
     const ovnDir = mkdtempSync(path.join(os.tmpdir(), 'ovnps-node-ovn-'));
-    const container = spec.containers[0]!;
-    container.image = image;
-    // What podman 4.3 cannot do and a kubelet does: the downward API ($(HOST_IP) in args), port
-    // declarations with host networking, named probe ports, priority classes. The host has no
-    // psample: samples come from --source.
-    container.args = [
-      ...container.args.map((arg) => arg.replace('$(HOST_IP):9479', `127.0.0.1:${port}`)),
-      '--source',
-      `usersock:34:${GROUP}`,
-    ];
-    delete container.env;
-    delete container.ports;
-    for (const probe of [container.livenessProbe, container.readinessProbe, container.startupProbe])
-      if (probe !== undefined) probe.httpGet.port = port;
-    delete spec.priorityClassName;
-    for (const volume of spec.volumes) volume.hostPath.path = volume.name === 'run-openvswitch' ? ovsDir : ovnDir;
+    // The host has no psample: samples come from --source.
+    const { yaml, container, containerName } = daemonSetPod(rendered, {
+      name: 'ovn-psample-test',
+      image,
+      metricsPort: port,
+      extraArgs: ['--source', `usersock:34:${GROUP}`],
+      hostPaths: { 'run-openvswitch': ovsDir, 'ovn-databases': ovnDir },
+    });
     const file = path.join(ovnDir, '..', `ovnps-pod-${process.pid}.yaml`);
-    writeFileSync(
-      file,
-      stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'ovn-psample-test', labels: { app: 'ovn-psample' } }, spec }),
-    );
+    writeFileSync(file, yaml);
     try {
       await podman('kube', 'play', file);
-      const name = 'ovn-psample-test-ovn-psample';
+      const name = containerName;
       containers.add(name);
       const pod: Pod = {
         name,

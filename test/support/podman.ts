@@ -19,15 +19,9 @@ export async function podmanLogs(name: string): Promise<string> {
   return stdout + stderr;
 }
 
-/** The revision `npm run image` stamps on the image it builds from this checkout. */
+/** The revision `npm run image` stamps on the image it builds from this checkout (build.sh says which). */
 function checkoutRevision(): string {
-  const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
-  try {
-    execFileSync('git', ['diff', '--quiet', 'HEAD', '--', 'src', 'native', 'package.json'], { cwd: root });
-    return head;
-  } catch {
-    return `${head}-dirty`;
-  }
+  return execFileSync('bash', [path.join(root, 'scripts', 'image', 'build.sh'), '--revision'], { encoding: 'utf8' }).trim();
 }
 
 /**

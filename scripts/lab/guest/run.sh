@@ -25,6 +25,9 @@ case $mode in
         # The serial console looks like a terminal: without CI, vitest redraws
         # its status every second and the host log fills with escape codes.
         export CI=true NO_COLOR=1
+        # podman: the project's settings, then the guest's (no systemd, no journald); the image to load.
+        export CONTAINERS_CONF_OVERRIDE=$project/scripts/lab/guest/containers.conf
+        export OVN_PSAMPLE_LAB_IMAGE=/lab/image/ovn-psample-amd64.oci.tar
         t0=$(cut -d' ' -f1 /proc/uptime)
         # trixie has no npm in the image; vitest's own entry point is what npx would run.
         mapfile -t filters < <(grep -v '^$' /lab/vitest-filters)
