@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCollectorSet, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
+import { ensureCollectorSet, exportIpfix, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
 import { run, settle, traffic } from '../support/lab/shell';
+import { ipfixSummary, LISTENING_IPFIX, LISTENING_PSAMPLE, startWatch, watchEvents, withoutSource } from '../support/lab/watch';
 
 // On the ovn-kubernetes-shaped node (support/ovnk-node.sh: OVS 3.5, OVN 25.03, kernel 6.12),
 // collector set 42 sends every OVN sample to psample group 42 and, through an IPFIX row, to
@@ -12,90 +11,21 @@ import { run, settle, traffic } from '../support/lab/shell';
 // datapaths. What only one source has (packet bytes, the psample group and ifindex; the
 // exporter and the weight) is left out of the comparison.
 
-const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 const IPFIX_TARGET = '127.0.0.1:4740';
-
-/** Members of a watch JSON line that say where a sample came from, not what happened to the packet. */
-const SOURCE_MEMBERS = [
-  'time',
-  'timestampNs',
-  'group',
-  'iifindex',
-  'interface',
-  'oifindex',
-  'origSize',
-  'rate',
-  'probability',
-  'source',
-  'exporter',
-  'weight',
-  'packet',
-  'data',
-];
-
-interface Watch {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  stdout(): string;
-  stderr(): string;
-}
-
-async function startWatch(args: readonly string[], ready: RegExp): Promise<Watch> {
-  const child = spawn(process.execPath, [CLI, 'watch', '--format', 'json', '--log-format', 'json', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`watch ${args.join(' ')} did not start within 60 s:\n${stderr}`)), 60_000);
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      if (ready.test(stderr)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then((code) => reject(new Error(`watch exited (${code}) before listening:\n${stderr}`)));
-  });
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
-}
-
-function events(watch: Watch): Record<string, unknown>[] {
-  return watch
-    .stdout()
-    .trimEnd()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-const withoutSource = (event: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(event).filter(([key]) => !SOURCE_MEMBERS.includes(key)));
-
-describe('watch --source ipfix and the psample watch print the same events (real OVS 3.5 exporting IPFIX beside psample)', () => {
+describe('watch --source ipfix on the ovn-kubernetes-shaped node (real OVS 3.5 exporting IPFIX beside psample)', () => {
   let node: OvnkNode;
   let setUuid = '';
   let madeSet = false;
 
+  const ping = async (from: string, to: string, count: number): Promise<void> => {
+    await traffic(from, 'ping', ['-c', String(count), '-i', '0.5', '-W', '1', podOf(node, to).ip]);
+  };
+
   beforeAll(() => {
     node = startOvnkNode();
     madeSet = ensureCollectorSet(node);
-    setUuid = run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
     // As OVN's system tests set IPFIX up: the set keeps its psample group and exports IPFIX too.
-    run('ovs-vsctl', [
-      '--',
-      '--id=@i',
-      'create',
-      'IPFIX',
-      `targets="${IPFIX_TARGET}"`,
-      '--',
-      'set',
-      'Flow_Sample_Collector_Set',
-      setUuid,
-      'ipfix=@i',
-    ]);
+    setUuid = exportIpfix(node, IPFIX_TARGET);
   });
 
   afterAll(() => {
@@ -105,11 +35,8 @@ describe('watch --source ipfix and the psample watch print the same events (real
   });
 
   it('allow, isolation drop, the ANP pass chain and the egress firewall: the same events from psample and from IPFIX', async () => {
-    const psample = await startWatch([], /"msg":"listening to psample group/);
-    const ipfix = await startWatch(['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET], /"msg":"listening for OVS IPFIX/);
-    const ping = async (from: string, to: string, count: number): Promise<void> => {
-      await traffic(from, 'ping', ['-c', String(count), '-i', '0.5', '-W', '1', podOf(node, to).ip]);
-    };
+    const psample = await startWatch([], LISTENING_PSAMPLE);
+    const ipfix = await startWatch(['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET], LISTENING_IPFIX);
     await ping('shop_frontend', 'shop_backend', 2);
     await ping('shop_frontend', 'shop_db', 1);
     await ping('tenant-b_client', 'shop_backend', 1);
@@ -120,8 +47,8 @@ describe('watch --source ipfix and the psample watch print the same events (real
     expect(await psample.exited).toBe(0);
     expect(await ipfix.exited).toBe(0);
 
-    const fromPsample = events(psample);
-    const fromIpfix = events(ipfix);
+    const fromPsample = watchEvents(psample);
+    const fromIpfix = watchEvents(ipfix);
     for (const event of fromIpfix) console.log(`PROOF ipfix ${JSON.stringify(event)}`);
     for (const event of fromPsample) console.log(`PROOF psample ${JSON.stringify(withoutSource(event))}`);
     // The demo's cases are there, with their chains (watch.lab.test.ts checks them in detail).
@@ -137,8 +64,6 @@ describe('watch --source ipfix and the psample watch print the same events (real
     expect(fromIpfix.map(withoutSource)).toEqual(fromPsample.map(withoutSource));
     // The same ingress port, named by OVS in the record and by its ifindex for psample.
     expect(fromIpfix.map((event) => event.interface)).toEqual(fromPsample.map((event) => event.interface));
-
-    const summary = /"msg":"(summary: \d+ IPFIX records received[^"]*)"/.exec(ipfix.stderr());
-    expect(summary?.[1]).toMatch(/lost 0 by the exporters' sequence numbers/);
+    expect(ipfixSummary(ipfix)).toMatch(/lost 0 by the exporters' sequence numbers/);
   });
 });
