@@ -9,9 +9,33 @@ import { ipfixSummary, LISTENING_IPFIX, LISTENING_PSAMPLE, startWatch, watchEven
 // demo's traffic (allow, isolation drop, the ANP pass chain, the egress firewall) they must print
 // the same events: the same packets, verdicts, chains (each step's cookie and OVN event), pods and
 // datapaths. What only one source has (packet bytes, the psample group and ifindex; the
-// exporter and the weight) is left out of the comparison.
+// exporter and the weight) is left out of the comparison. Then a watch forced to IPFIX on this
+// psample-capable node attaches its own IPFIX row to the set and, stopped, removes only that.
 
 const IPFIX_TARGET = '127.0.0.1:4740';
+/** Where the forced watch listens: not the target of the row this file made. */
+const FORCED_TARGET = '127.0.0.1:4741';
+
+/** The set's columns that say what it is and where its psample samples go, as ovs-vsctl prints them. */
+function setWithoutIpfix(node: OvnkNode): string {
+  return run('ovs-vsctl', [
+    '--columns=_uuid,id,bridge,local_group_id,external_ids',
+    'find',
+    'Flow_Sample_Collector_Set',
+    `id=${node.collectorSetId}`,
+  ]);
+}
+
+/** The set's IPFIX row: its uuid, targets and external_ids (empty when the set exports none). */
+function ipfixOfSet(node: OvnkNode): { uuid: string; targets: string; externalIds: string } | undefined {
+  const uuid = run('ovs-vsctl', ['--bare', '--columns=ipfix', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
+  if (uuid === '') return undefined;
+  const get = (column: string): string => run('ovs-vsctl', ['get', 'IPFIX', uuid, column]).trim();
+  return { uuid, targets: get('targets'), externalIds: get('external_ids') };
+}
+
+const ipfixRowCount = (): number => run('ovs-vsctl', ['--bare', '--columns=_uuid', 'list', 'IPFIX']).split(/\s+/).filter(Boolean).length;
+
 describe('watch --source ipfix on the ovn-kubernetes-shaped node (real OVS 3.5 exporting IPFIX beside psample)', () => {
   let node: OvnkNode;
   let setUuid = '';
@@ -66,4 +90,47 @@ describe('watch --source ipfix on the ovn-kubernetes-shaped node (real OVS 3.5 e
     expect(fromIpfix.map((event) => event.interface)).toEqual(fromPsample.map((event) => event.interface));
     expect(ipfixSummary(ipfix)).toMatch(/lost 0 by the exporters' sequence numbers/);
   });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '--source ipfix --force-ipfix --add-ovs-collector on this psample node: its own IPFIX row on set 42, the traffic decoded from it, only that row removed at %s',
+    async (signal) => {
+      // The set exports nowhere but to psample, as on a node where only ovn-kubernetes set it up.
+      run('ovs-vsctl', ['clear', 'Flow_Sample_Collector_Set', setUuid, 'ipfix']);
+      const before = setWithoutIpfix(node);
+      expect(ipfixRowCount()).toBe(0);
+
+      const watch = await startWatch(
+        ['--source', 'ipfix', '--force-ipfix', '--add-ovs-collector', '--ipfix-listen', FORCED_TARGET],
+        LISTENING_IPFIX,
+      );
+      const row = ipfixOfSet(node);
+      console.log(`PROOF ${signal} row while watching ${JSON.stringify(row)}`);
+      expect(row?.targets).toBe(`["${FORCED_TARGET}"]`);
+      // ovs-vsctl quotes what is not a bare word: the pid, maybe the keys.
+      expect(row?.externalIds).toMatch(/\bowner="?ovn-psample"?/);
+      expect(row?.externalIds).toMatch(new RegExp(`"?ovn-psample-pid"?="${watch.child.pid}"`));
+      // psample's export is the set's as before: the watch attached IPFIX to it and changed nothing else.
+      expect(setWithoutIpfix(node)).toBe(before);
+      expect(watch.stderr()).toMatch(/--force-ipfix: ovs-vswitchd found the psample action/);
+
+      await ping('shop_frontend', 'shop_backend', 1);
+      await ping('shop_frontend', 'shop_db', 1);
+      await settle(2000);
+      watch.child.kill(signal);
+      expect(await watch.exited).toBe(0);
+
+      const events = watchEvents(watch);
+      for (const event of events) console.log(`PROOF ${signal} ${JSON.stringify(event)}`);
+      const messages = events.map((event) => event.message);
+      expect(messages).toContain('Allowed by network policy allow-frontend in namespace shop');
+      expect(messages).toContain('Dropped by network policies isolation in namespace shop');
+      expect(events.every((event) => event.source === 'ipfix' && event.exporter !== undefined)).toBe(true);
+      expect(ipfixSummary(watch)).toMatch(/lost 0 by the exporters' sequence numbers/);
+
+      // Its row is gone; the set, its psample group and its owner's marks are as they were.
+      expect(ipfixOfSet(node)).toBeUndefined();
+      expect(ipfixRowCount()).toBe(0);
+      expect(setWithoutIpfix(node)).toBe(before);
+    },
+  );
 });
