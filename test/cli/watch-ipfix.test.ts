@@ -289,7 +289,8 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
     });
 
     it('top --once counts the packets the records stand for; its header the records received', async () => {
-      const run = cli('top', ['--source', 'ipfix', '--ipfix-listen', `127.0.0.1:${port}`, '--once', '--window', '5']);
+      // A window the 20 pings fit in on a loaded machine (each is an ovs-appctl call).
+      const run = cli('top', ['--source', 'ipfix', '--ipfix-listen', `127.0.0.1:${port}`, '--once', '--window', '10']);
       await listeningIpfix(run);
       await pingsFromDb();
       expect(await run.exited).toBe(0);
