@@ -4,7 +4,7 @@
 // IPFIX row to that OVS, removing it at exit, and taking over the row of a killed watch.
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { formatCookieHex } from '../../src/ovn/cookie';
 import { haveOvsVswitchd, OvsExporter } from '../ipfix/support/ovs-exporter';
 import { sampleMetadataOf, OVNK_SAMPLING_APP_IDS } from '../ovn/support/ovnk-fixtures';
@@ -241,12 +241,27 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       await ovs.exportTo(`127.0.0.1:${port}`);
     });
 
+    const flowPackets = async (): Promise<number> =>
+      Number(/n_packets=(\d+)/.exec(await ovs.ofctl('dump-flows', 'br0', `ip,nw_src=${PODS.db.ip}`))?.[1]);
+    /** What shop/db's flow had counted before this test's pings (the flow outlives the tests). */
+    let flowPacketsBefore = 0;
+    beforeEach(async () => {
+      flowPacketsBefore = await flowPackets();
+    });
+
     /** Sends shop/db's pings, each another packet (its TTL), so none is grouped with another. */
     const pingsFromDb = async (): Promise<void> => {
       for (let i = 0; i < HALF_PINGS; i++) await ovs.receive('p1', ping(PODS.db, PODS.backend, 64 - i));
     };
-    /** Packets the exporter sampled since exportTo(), one record each: `sampled pkts` of dump-ipfix-flow (its `tx pkts` counts template messages too). */
-    const exported = async (): Promise<number> => Number(/sampled pkts=(\d+)/.exec(await ovs.ofctl('dump-ipfix-flow', 'br0'))?.[1]);
+    /**
+     * Packets the exporter sampled since exportTo(), one record each: `sampled pkts` of
+     * dump-ipfix-flow (its `tx pkts` counts template messages too), read once OVS counts every
+     * ping through shop/db's flow, so that no sample is still on its way.
+     */
+    const exported = async (): Promise<number> => {
+      await until(async () => (await flowPackets()) - flowPacketsBefore === HALF_PINGS, `OVS counting the ${HALF_PINGS} pings`);
+      return Number(/sampled pkts=(\d+)/.exec(await ovs.ofctl('dump-ipfix-flow', 'br0'))?.[1]);
+    };
 
     it('watch --aggregate counts the packets the records stand for, and so does ovn_psample_verdict_packets_total', async () => {
       const metricsPort = await freeUdpPort();
@@ -260,12 +275,13 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
         '--metrics',
         `127.0.0.1:${metricsPort}`,
       ]);
+      // A watch that outlives a failed wait would hold its port and databases past the file.
+      onTestFinished(() => void (run.child.exitCode === null && run.child.kill('SIGKILL')));
       await listeningIpfix(run);
       await pingsFromDb();
-      let sent = 0;
+      const sent = await exported();
       let text = '';
       await until(async () => {
-        sent = await exported();
         text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
         return sent > 0 && metricSum(text, 'ovn_psample_verdicts_total') === sent;
       }, 'every exported record counted as a verdict');
@@ -291,6 +307,7 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
     it('top --once counts the packets the records stand for; its header the records received', async () => {
       // A window the 20 pings fit in on a loaded machine (each is an ovs-appctl call).
       const run = cli('top', ['--source', 'ipfix', '--ipfix-listen', `127.0.0.1:${port}`, '--once', '--window', '10']);
+      onTestFinished(() => void (run.child.exitCode === null && run.child.kill('SIGKILL')));
       await listeningIpfix(run);
       await pingsFromDb();
       expect(await run.exited).toBe(0);
