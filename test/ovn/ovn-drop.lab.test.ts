@@ -13,7 +13,15 @@ import { ensureCollectorSet, exportIpfix, podOf, startOvnkNode, type OvnkNode } 
 import { collectSamples } from '../support/lab/samples';
 import { run, settle, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
-import { ipfixSummary, LISTENING_IPFIX, LISTENING_PSAMPLE, startWatch, watchEvents, withoutSource } from '../support/lab/watch';
+import {
+  ipfixSummary,
+  LAB_GROUP_WINDOW_MS,
+  LISTENING_IPFIX,
+  LISTENING_PSAMPLE,
+  startWatch,
+  watchEvents,
+  withoutSource,
+} from '../support/lab/watch';
 
 // OVN 25.03's drop sampling through the real ovn-northd and ovn-controller, on the
 // ovn-kubernetes-shaped node (support/ovnk-node.sh), with NB_Global
@@ -94,6 +102,9 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
   async function dropped(netns: string, target: string, expected: Triple): Promise<Drops> {
     const socket = open({ groups: [node.psampleGroup] });
     const ipfix = await openIpfix({ port: IPFIX_PORT });
+    // OVS sends a domain's templates once, at its first sample, then every 10 minutes: an exporter
+    // made now sends them to this socket (one made before sent them to whoever listened then).
+    exportIpfix(node, IPFIX_TARGET);
     try {
       const samples: PsampleMessage[] = [];
       const records: IpfixSample[] = [];
@@ -261,8 +272,13 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
     const frontend = podOf(node, FRONTEND);
     run('ip', ['-n', FRONTEND, 'neigh', 'replace', LOOPBACK_ADDRESS, 'lladdr', frontend.mac, 'dev', 'eth0', 'nud', 'permanent']);
     run('ip', ['-n', FRONTEND, 'neigh', 'replace', UNKNOWN_MAC_ADDRESS, 'lladdr', UNKNOWN_MAC, 'dev', 'eth0', 'nud', 'permanent']);
-    const psample = await startWatch([], LISTENING_PSAMPLE);
-    const ipfix = await startWatch(['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET], LISTENING_IPFIX);
+    const psample = await startWatch(['--group-window', String(LAB_GROUP_WINDOW_MS)], LISTENING_PSAMPLE);
+    const ipfix = await startWatch(
+      ['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET, '--group-window', String(LAB_GROUP_WINDOW_MS)],
+      LISTENING_IPFIX,
+    );
+    // A new exporter: its templates go to this watch (see dropped()).
+    exportIpfix(node, IPFIX_TARGET);
     await traffic(FRONTEND, 'ping', ['-c', '1', '-W', '1', LOOPBACK_ADDRESS]);
     await traffic(FRONTEND, 'ping', ['-c', '1', '-W', '1', UNKNOWN_MAC_ADDRESS]);
     await settle(2000);
