@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCollectorSet, exportIpfix, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
 import { run, settle, traffic } from '../support/lab/shell';
-import {
-  ipfixSummary,
-  LAB_GROUP_WINDOW_MS,
-  LISTENING_IPFIX,
-  LISTENING_PSAMPLE,
-  startWatch,
-  watchEvents,
-  withoutSource,
-} from '../support/lab/watch';
+import { ipfixSummary, LISTENING_IPFIX, LISTENING_PSAMPLE, startWatch, watchEvents, withoutSource } from '../support/lab/watch';
 
 // On the ovn-kubernetes-shaped node (support/ovnk-node.sh: OVS 3.5, OVN 25.03, kernel 6.12),
 // collector set 42 sends every OVN sample to psample group 42 and, through an IPFIX row, to
@@ -67,11 +59,8 @@ describe('watch --source ipfix on the ovn-kubernetes-shaped node (real OVS 3.5 e
   });
 
   it('allow, isolation drop, the ANP pass chain and the egress firewall: the same events from psample and from IPFIX', async () => {
-    const psample = await startWatch(['--group-window', String(LAB_GROUP_WINDOW_MS)], LISTENING_PSAMPLE);
-    const ipfix = await startWatch(
-      ['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET, '--group-window', String(LAB_GROUP_WINDOW_MS)],
-      LISTENING_IPFIX,
-    );
+    const psample = await startWatch([], LISTENING_PSAMPLE);
+    const ipfix = await startWatch(['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET], LISTENING_IPFIX);
     // A new exporter sends the templates of each domain at its first sample, to this watch: one
     // made before it listened may have sent them already, and sends them again only in 10 minutes.
     exportIpfix(node, IPFIX_TARGET);

@@ -24,14 +24,6 @@ const SOURCE_MEMBERS = new Set([
   'data',
 ]);
 
-/**
- * The grouping window of the lab's watches that compare psample with IPFIX. psample groups a
- * packet's samples by their kernel timestamps; IPFIX by arrival, and each of a packet's IPFIX
- * samples is an upcall: under the lab's TCG emulation two of one packet arrived 61 ms apart, past
- * the default 50 ms. 250 ms still parts the pings (0.5 s apart), whose records have the same fields.
- */
-export const LAB_GROUP_WINDOW_MS = 250;
-
 /** How a watch logs that it reads: psample's group, or its bound IPFIX socket. */
 export const LISTENING_PSAMPLE = /"msg":"listening to psample group/;
 export const LISTENING_IPFIX = /"msg":"listening for OVS IPFIX/;
