@@ -121,6 +121,6 @@ export {
 } from './metrics/metrics';
 export { TopTable, type TopRow, type TopSort } from './events/top-table';
 export { FlowAggregator, DEFAULT_MAX_FLOWS, type Flow, type FlowInterval, type SampledCounts } from './events/flow-aggregator';
-export { packetsSampledBy } from './events/event-samples';
+export { packetsSampledBy, packetsStoodFor } from './events/event-samples';
 export { FlowJsonFormatter, FLOW_JSON_VERSION } from './output/flow-json';
 export { OutputFileError } from './output/sink';

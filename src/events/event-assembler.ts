@@ -7,7 +7,7 @@ import type { Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
 import type { PodDirectory } from '../ovn/pod-directory';
 import { decodePacket } from '../packet/decode';
-import { fnv1a, ipfixPacketFields, ipfixPacketIdentity, ipfixSampleMessage } from '../ipfix/record-as-sample';
+import { IpfixPacketIdentity, ipfixPacketFields, ipfixSampleMessage } from '../ipfix/record-as-sample';
 import type { IpfixSample } from '../ipfix/types';
 import { packetFields, PacketFieldsView, type PacketFields } from '../packet/fields';
 import type { DecodedPacket } from '../packet/types';
@@ -220,6 +220,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
   /** Without a decoder, the ids of each cookie seen, made once: the steps' keys. */
   private readonly cookies = new Map<number, Map<number, ObservationIds>>();
   private cookieCount = 0;
+  /** The scratch IPFIX records' identities are written to, made with the first record. */
+  private ipfixIdentity: IpfixPacketIdentity | undefined;
   private readonly forget = (): void => this.chains.clear();
   private closed = false;
   /** Without grouping, the first exception of a listener during a batch: thrown once the batch is taken. */
@@ -340,18 +342,19 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
       const message = ipfixSampleMessage(record);
       const cookie = message.userCookie ?? new Uint8Array(0);
       const key = this.keyOf(ovsCookie, domain, point ?? 0, cookie, 0, cookie.length);
-      const identity = ipfixPacketIdentity(record.packet);
-      const hash = fnv1a(identity);
+      const identity = (this.ipfixIdentity ??= new IpfixPacketIdentity());
+      const hash = identity.write(record.packet);
       const datapathKey = ovsCookie ? domain & 0xffffff : -1;
       const arrivalMs = Date.now();
       const timeNs = arrivalMs * 1e6;
-      const pending = this.grouper?.find(hash, datapathKey, timeNs, identity, 0, identity.length);
+      const pending = this.grouper?.find(hash, datapathKey, timeNs, identity.bytes, 0, identity.length);
       if (pending !== undefined) {
         pending.node = this.chains.next(pending.node, key);
         pending.join(message, -1);
         continue;
       }
       const node = this.chains.next(this.chains.empty, key);
+      const kept = identity.keep();
       const packet = new PacketEvent(
         undefined,
         -1,
@@ -361,9 +364,9 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
         datapathKey,
         timeNs,
         arrivalMs,
-        identity,
+        kept,
         0,
-        identity.length,
+        kept.length,
         this.datapathOf(key),
         node,
       );

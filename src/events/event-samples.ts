@@ -60,3 +60,12 @@ export function packetsSampledBy(sample: Pick<PsampleMessage, 'rate' | 'probabil
   if (sample.rate === 0) return 1;
   return sample.probability ? PROBABILITY_ONE / sample.rate : sample.rate;
 }
+
+/**
+ * The packets on the wire a sampled packet stands for, whichever source reported it: its IPFIX
+ * record's weight (packetDeltaCount, OVS's own estimate, exact as sent), else what its first psample
+ * sample's sampling says (packetsSampledBy). What `top`, the metrics and `watch --aggregate` count.
+ */
+export function packetsStoodFor(event: NetworkEvent): number {
+  return event.ipfix?.weight ?? packetsSampledBy(firstSampleOf(event));
+}

@@ -1,6 +1,6 @@
 import type { Endpoint } from '../ovn/endpoint';
 import type { NetworkKind } from '../packet/fields';
-import { epochMsOf, firstSampleOf, packetsSampledBy, sampleCountOf } from './event-samples';
+import { epochMsOf, packetsStoodFor, sampleCountOf } from './event-samples';
 import type { NetworkEvent, VerdictStep } from './network-event';
 import type { Verdict } from './verdict';
 
@@ -13,7 +13,7 @@ export interface SampledCounts {
   sampledPackets: number;
   /** psample samples they were made of (OVN samples a packet at each stage it passes). */
   samples: number;
-  /** Packets they stand for on the wire: each sampled packet counts as many as its first sample's sampling says (packetsSampledBy). */
+  /** Packets they stand for on the wire: each sampled packet counts as many as its sampling says (packetsStoodFor). */
   packets: number;
 }
 
@@ -90,7 +90,7 @@ export class FlowAggregator {
   add(event: NetworkEvent): void {
     const fields = event.fields;
     const samples = sampleCountOf(event);
-    const packets = packetsSampledBy(firstSampleOf(event));
+    const packets = packetsStoodFor(event);
     const timeMs = epochMsOf(event);
     const total = this.#total;
     total.sampledPackets++;

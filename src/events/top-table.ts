@@ -1,3 +1,4 @@
+import { packetsStoodFor } from './event-samples';
 import { eventNamespace, policyText, sideText, type NetworkEvent } from './network-event';
 import type { Verdict } from './verdict';
 
@@ -9,9 +10,9 @@ export interface TopRow {
   readonly namespace: string;
   readonly src: string;
   readonly dst: string;
-  /** Packets in the window. */
+  /** Packets in the window: those the sampled ones stand for (packetsStoodFor), not rounded. */
   readonly packets: number;
-  /** Packets per second over the window. */
+  /** Packets per second over the window (of the packets above). */
   readonly rate: number;
   /** When the last packet of the row was seen (ms since the epoch). */
   readonly lastSeenMs: number;
@@ -23,7 +24,7 @@ interface Tally {
   readonly namespace: string;
   readonly src: string;
   readonly dst: string;
-  /** Packets per second of the window, a ring indexed by second. */
+  /** Packets (stood for) per second of the window, a ring indexed by second. */
   readonly buckets: number[];
   newestSecond: number;
   lastSeenMs: number;
@@ -34,8 +35,9 @@ const VERDICT_ORDER: Readonly<Record<Verdict, number>> = { drop: 0, reject: 1, p
 /**
  * The busiest (verdict, policy, namespace, source → destination) over a sliding window: the
  * current second and the `windowSeconds` whole seconds before it, one counter per second in each
- * row, so adding a packet is O(1) and a snapshot costs one pass over the rows. Rates are the
- * window's packets over `windowSeconds`.
+ * row, so adding a packet is O(1) and a snapshot costs one pass over the rows. A sampled packet
+ * counts the packets it stands for (1 at OVN-Kubernetes' probability 65535; 100 when sampled 1 in
+ * 100), so rows compare traffic, not samples. Rates are the window's packets over `windowSeconds`.
  */
 export class TopTable {
   private readonly rows = new Map<string, Tally>();
@@ -71,7 +73,7 @@ export class TopTable {
       this.rows.set(key, tally);
     }
     this.advance(tally, second);
-    tally.buckets[second % this.slots]!++;
+    tally.buckets[second % this.slots]! += packetsStoodFor(event);
     tally.lastSeenMs = nowMs;
   }
 

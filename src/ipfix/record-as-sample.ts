@@ -54,12 +54,20 @@ export function ipfixPacketFields(packet: IpfixPacketFields): PacketFields {
  */
 export function ipfixSampleMessage(sample: IpfixSample): PsampleMessage {
   const point = sample.observationPointId;
+  // One object shape whether or not there is a cookie (undefined reads as psample's absent one), and
+  // no DataView: this runs once per record on watch's path.
   let userCookie: Uint8Array | undefined;
   if (point !== undefined) {
+    const domain = sample.observationDomainId;
     userCookie = new Uint8Array(8);
-    const view = new DataView(userCookie.buffer);
-    view.setUint32(0, sample.observationDomainId, false);
-    view.setUint32(4, point, false);
+    userCookie[0] = domain >>> 24;
+    userCookie[1] = domain >>> 16;
+    userCookie[2] = domain >>> 8;
+    userCookie[3] = domain;
+    userCookie[4] = point >>> 24;
+    userCookie[5] = point >>> 16;
+    userCookie[6] = point >>> 8;
+    userCookie[7] = point;
   }
   return {
     command: 'sample',
@@ -69,31 +77,59 @@ export function ipfixSampleMessage(sample: IpfixSample): PsampleMessage {
     origSize: sample.octets ?? 0,
     rate: Math.max(1, Math.round(MAX_PROBABILITY / Math.max(1, sample.weight))),
     probability: true,
-    timestampNs: BigInt(sample.exportTime) * 1_000_000_000n,
+    timestampNs: exportTimeNs(sample.exportTime),
     proto: sample.packet.etherType ?? 0,
     data: NO_BYTES,
-    ...(userCookie === undefined ? {} : { userCookie }),
+    userCookie,
   };
 }
+
+// The export time counts whole seconds: the records of a second share one bigint.
+let lastExportTime = -1;
+let lastExportTimeNs = 0n;
+
+function exportTimeNs(exportTime: number): bigint {
+  if (exportTime !== lastExportTime) {
+    lastExportTime = exportTime;
+    lastExportTimeNs = BigInt(exportTime) * 1_000_000_000n;
+  }
+  return lastExportTimeNs;
+}
+
+/** Longer than any identity: two MACs, two IPv6 addresses (with an IPv4 tail) and the rest, or two tunnel addresses more. */
+const IDENTITY_BYTES = 512;
 
 /**
  * What tells the records of one packet from those of another, as bytes: the samples OVN takes of
  * one packet at several stages are separate records with the same packet fields (the grouper
  * compares these where psample's are compared by the packet's bytes). The egress interface and
  * the direction are left out: they say where the sample action ran, not which packet it was.
+ * Written into one scratch buffer reused for every record (`bytes`, valid until the next call):
+ * only a record that starts a new packet needs them kept (`keep()`).
  */
-export function ipfixPacketIdentity(packet: IpfixPacketFields): Uint8Array {
-  return Buffer.from(
-    `${packet.srcMac}|${packet.dstMac}|${packet.etherType}|${packet.vlanId}|${packet.src}|${packet.dst}|${packet.protocol}|` +
+export class IpfixPacketIdentity {
+  readonly bytes = Buffer.allocUnsafeSlow(IDENTITY_BYTES);
+  length = 0;
+
+  /** Writes `packet`'s identity into `bytes`; returns its FNV-1a hash. */
+  write(packet: IpfixPacketFields): number {
+    const text =
+      `${packet.srcMac}|${packet.dstMac}|${packet.etherType}|${packet.vlanId}|${packet.src}|${packet.dst}|${packet.protocol}|` +
       `${packet.ttl}|${packet.dscp}|${packet.flowLabel}|${packet.srcPort}|${packet.dstPort}|${packet.icmpType}|${packet.icmpCode}|` +
-      `${packet.ingressInterface}|${packet.tunnel?.src}|${packet.tunnel?.dst}`,
-    'latin1',
-  );
+      `${packet.ingressInterface}|${packet.tunnel?.src}|${packet.tunnel?.dst}`;
+    this.length = this.bytes.write(text, 0, 'latin1');
+    return fnv1a(this.bytes, this.length);
+  }
+
+  /** A copy of the last identity written, for a packet that keeps it. */
+  keep(): Uint8Array {
+    return this.bytes.slice(0, this.length);
+  }
 }
 
 /** FNV-1a of `bytes`, as native/packet/packet_fields.h hashes a packet's bytes. */
-export function fnv1a(bytes: Uint8Array): number {
+function fnv1a(bytes: Uint8Array, length = bytes.length): number {
   let hash = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
+  for (let i = 0; i < length; i++) hash = Math.imul(hash ^ bytes[i]!, 0x01000193);
   return hash >>> 0;
 }

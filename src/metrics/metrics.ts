@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import { packetsStoodFor } from '../events/event-samples';
 import type { FlowInterval } from '../events/flow-aggregator';
 import type { NetworkEvent, VerdictStep } from '../events/network-event';
 import type { OvnDecoderStats } from '../ovn/decode-stats';
@@ -50,11 +51,14 @@ interface Pending<L extends string> {
   count: number;
 }
 
-/** The series a step counts into: its samples' per psample group, and its verdict's. */
+type VerdictLabel = 'action' | 'owner_type' | 'namespace' | 'policy' | 'direction';
+
+/** The series a step counts into: its samples' per psample group, its verdict's, and the packets its verdict stands for. */
 interface StepSeries {
   readonly app: string;
   readonly samples: Map<number, Pending<'group' | 'app'>>;
-  readonly verdict: Pending<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'>;
+  readonly verdict: Pending<VerdictLabel>;
+  readonly verdictPackets: Pending<VerdictLabel>;
 }
 
 /**
@@ -135,13 +139,15 @@ function registerIpfixMetrics(registry: Registry, prefix: string, read: () => Ip
 /**
  * Prometheus metrics of a watch, with prom-client: samples by group and app, drops by reason,
  * decode outcomes by reason, database connection state, mirror sizes, and verdicts by action,
- * owner type, namespace, policy and direction ("network policy denials by namespace"), with the
+ * owner type, namespace, policy and direction ("network policy denials by namespace"), counted
+ * once per sampled packet and as the packets on the wire it stands for, with the
  * namespace and policy labels capped (beyond the cap: "other").
  */
 export class OvnPsampleMetrics {
   readonly registry: Registry;
   private readonly sampleSeries = new SeriesTotals<'group' | 'app'>();
-  private readonly verdictSeries = new SeriesTotals<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'>();
+  private readonly verdictSeries = new SeriesTotals<VerdictLabel>();
+  private readonly verdictPacketSeries = new SeriesTotals<VerdictLabel>();
   // Chains and their steps are shared by every packet that takes the same way (src/events/verdict-chains.ts).
   private readonly stepSeries = new WeakMap<VerdictStep, StepSeries>();
   private readonly flowRecords: Counter;
@@ -166,13 +172,23 @@ export class OvnPsampleMetrics {
       },
     });
     const verdictSeries = this.verdictSeries;
-    const verdicts: Counter<'action' | 'owner_type' | 'namespace' | 'policy' | 'direction'> = new Counter({
+    const verdicts: Counter<VerdictLabel> = new Counter({
       name: `${prefix}verdicts_total`,
       help: `Verdicts of sampled packets, one per step of each verdict chain; namespace and policy keep ${max} values each, then "${OTHER_LABEL}"`,
       labelNames: ['action', 'owner_type', 'namespace', 'policy', 'direction'],
       registers: [registry],
       collect() {
         verdictSeries.flush(verdicts);
+      },
+    });
+    const verdictPacketSeries = this.verdictPacketSeries;
+    const verdictPackets: Counter<VerdictLabel> = new Counter({
+      name: `${prefix}verdict_packets_total`,
+      help: "Packets on the wire the sampled packets stand for, by the labels of verdicts_total: each sampled packet counts its sampling's weight (psample's rate or probability, IPFIX's packetDeltaCount)",
+      labelNames: ['action', 'owner_type', 'namespace', 'policy', 'direction'],
+      registers: [registry],
+      collect() {
+        verdictPacketSeries.flush(verdictPackets);
       },
     });
     this.flowRecords = new Counter({
@@ -246,9 +262,10 @@ export class OvnPsampleMetrics {
     });
   }
 
-  /** Counts one packet: its samples by group and app, and each step's verdict. */
+  /** Counts one packet: its samples by group and app, and each step's verdict, once and as the packets it stands for. */
   observe(event: NetworkEvent): void {
     const group = event.group;
+    const packets = packetsStoodFor(event);
     for (const step of event.chain) {
       let series = this.stepSeries.get(step);
       if (series === undefined) this.stepSeries.set(step, (series = this.seriesOf(step)));
@@ -256,21 +273,24 @@ export class OvnPsampleMetrics {
       if (samples === undefined) series.samples.set(group, (samples = this.sampleSeries.series({ group: String(group), app: series.app })));
       samples.count += step.samples;
       series.verdict.count++;
+      series.verdictPackets.count += packets;
     }
   }
 
   private seriesOf(step: VerdictStep): StepSeries {
     const owner = step.event?.owner;
+    const labels = {
+      action: step.verdict,
+      owner_type: owner?.type ?? (step.event?.flow !== undefined ? 'LogicalFlow' : 'none'),
+      namespace: this.namespaces.value(owner?.namespace ?? ''),
+      policy: this.policies.value(owner === undefined ? step.policy : (owner.name ?? step.policy)),
+      direction: owner?.direction ?? '',
+    };
     return {
       app: step.event?.app ?? 'unknown',
       samples: new Map(),
-      verdict: this.verdictSeries.series({
-        action: step.verdict,
-        owner_type: owner?.type ?? (step.event?.flow !== undefined ? 'LogicalFlow' : 'none'),
-        namespace: this.namespaces.value(owner?.namespace ?? ''),
-        policy: this.policies.value(owner === undefined ? step.policy : (owner.name ?? step.policy)),
-        direction: owner?.direction ?? '',
-      }),
+      verdict: this.verdictSeries.series(labels),
+      verdictPackets: this.verdictPacketSeries.series(labels),
     };
   }
 

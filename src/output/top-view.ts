@@ -22,7 +22,7 @@ export function topLines(rows: readonly TopRow[], nowMs: number, limit = Infinit
       .slice(0, limit)
       .map((row) => [
         row.rate.toFixed(1),
-        String(row.packets),
+        String(Math.round(row.packets)),
         lastSeen(row, nowMs),
         row.verdict.toUpperCase(),
         escapeControl(row.policy),

@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCollectorSet, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
+import { ensureCollectorSet, exportIpfix, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
 import { run, settle, traffic } from '../support/lab/shell';
+import { ipfixSummary, LISTENING_IPFIX, LISTENING_PSAMPLE, startWatch, watchEvents, withoutSource } from '../support/lab/watch';
 
 // On the ovn-kubernetes-shaped node (support/ovnk-node.sh: OVS 3.5, OVN 25.03, kernel 6.12),
 // collector set 42 sends every OVN sample to psample group 42 and, through an IPFIX row, to
@@ -10,92 +9,47 @@ import { run, settle, traffic } from '../support/lab/shell';
 // demo's traffic (allow, isolation drop, the ANP pass chain, the egress firewall) they must print
 // the same events: the same packets, verdicts, chains (each step's cookie and OVN event), pods and
 // datapaths. What only one source has (packet bytes, the psample group and ifindex; the
-// exporter and the weight) is left out of the comparison.
+// exporter and the weight) is left out of the comparison. Then a watch forced to IPFIX on this
+// psample-capable node attaches its own IPFIX row to the set and, stopped, removes only that.
 
-const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 const IPFIX_TARGET = '127.0.0.1:4740';
+/** Where the forced watch listens: not the target of the row this file made. */
+const FORCED_TARGET = '127.0.0.1:4741';
 
-/** Members of a watch JSON line that say where a sample came from, not what happened to the packet. */
-const SOURCE_MEMBERS = [
-  'time',
-  'timestampNs',
-  'group',
-  'iifindex',
-  'interface',
-  'oifindex',
-  'origSize',
-  'rate',
-  'probability',
-  'source',
-  'exporter',
-  'weight',
-  'packet',
-  'data',
-];
-
-interface Watch {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  stdout(): string;
-  stderr(): string;
+/** The set's columns that say what it is and where its psample samples go, as ovs-vsctl prints them. */
+function setWithoutIpfix(node: OvnkNode): string {
+  return run('ovs-vsctl', [
+    '--columns=_uuid,id,bridge,local_group_id,external_ids',
+    'find',
+    'Flow_Sample_Collector_Set',
+    `id=${node.collectorSetId}`,
+  ]);
 }
 
-async function startWatch(args: readonly string[], ready: RegExp): Promise<Watch> {
-  const child = spawn(process.execPath, [CLI, 'watch', '--format', 'json', '--log-format', 'json', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`watch ${args.join(' ')} did not start within 60 s:\n${stderr}`)), 60_000);
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      if (ready.test(stderr)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void exited.then((code) => reject(new Error(`watch exited (${code}) before listening:\n${stderr}`)));
-  });
-  return { child, exited, stdout: () => stdout, stderr: () => stderr };
+/** The set's IPFIX row: its uuid, targets and external_ids (empty when the set exports none). */
+function ipfixOfSet(node: OvnkNode): { uuid: string; targets: string; externalIds: string } | undefined {
+  const uuid = run('ovs-vsctl', ['--bare', '--columns=ipfix', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
+  if (uuid === '') return undefined;
+  const get = (column: string): string => run('ovs-vsctl', ['get', 'IPFIX', uuid, column]).trim();
+  return { uuid, targets: get('targets'), externalIds: get('external_ids') };
 }
 
-function events(watch: Watch): Record<string, unknown>[] {
-  return watch
-    .stdout()
-    .trimEnd()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
+const ipfixRowCount = (): number => run('ovs-vsctl', ['--bare', '--columns=_uuid', 'list', 'IPFIX']).split(/\s+/).filter(Boolean).length;
 
-const withoutSource = (event: Record<string, unknown>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(event).filter(([key]) => !SOURCE_MEMBERS.includes(key)));
-
-describe('watch --source ipfix and the psample watch print the same events (real OVS 3.5 exporting IPFIX beside psample)', () => {
+describe('watch --source ipfix on the ovn-kubernetes-shaped node (real OVS 3.5 exporting IPFIX beside psample)', () => {
   let node: OvnkNode;
   let setUuid = '';
   let madeSet = false;
 
+  const ping = async (from: string, to: string, count: number): Promise<void> => {
+    await traffic(from, 'ping', ['-c', String(count), '-i', '0.5', '-W', '1', podOf(node, to).ip]);
+  };
+
   beforeAll(() => {
     node = startOvnkNode();
     madeSet = ensureCollectorSet(node);
-    setUuid = run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
     // As OVN's system tests set IPFIX up: the set keeps its psample group and exports IPFIX too.
-    run('ovs-vsctl', [
-      '--',
-      '--id=@i',
-      'create',
-      'IPFIX',
-      `targets="${IPFIX_TARGET}"`,
-      '--',
-      'set',
-      'Flow_Sample_Collector_Set',
-      setUuid,
-      'ipfix=@i',
-    ]);
+    setUuid = exportIpfix(node, IPFIX_TARGET);
   });
 
   afterAll(() => {
@@ -105,11 +59,11 @@ describe('watch --source ipfix and the psample watch print the same events (real
   });
 
   it('allow, isolation drop, the ANP pass chain and the egress firewall: the same events from psample and from IPFIX', async () => {
-    const psample = await startWatch([], /"msg":"listening to psample group/);
-    const ipfix = await startWatch(['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET], /"msg":"listening for OVS IPFIX/);
-    const ping = async (from: string, to: string, count: number): Promise<void> => {
-      await traffic(from, 'ping', ['-c', String(count), '-i', '0.5', '-W', '1', podOf(node, to).ip]);
-    };
+    const psample = await startWatch([], LISTENING_PSAMPLE);
+    const ipfix = await startWatch(['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET], LISTENING_IPFIX);
+    // A new exporter sends the templates of each domain at its first sample, to this watch: one
+    // made before it listened may have sent them already, and sends them again only in 10 minutes.
+    exportIpfix(node, IPFIX_TARGET);
     await ping('shop_frontend', 'shop_backend', 2);
     await ping('shop_frontend', 'shop_db', 1);
     await ping('tenant-b_client', 'shop_backend', 1);
@@ -120,8 +74,8 @@ describe('watch --source ipfix and the psample watch print the same events (real
     expect(await psample.exited).toBe(0);
     expect(await ipfix.exited).toBe(0);
 
-    const fromPsample = events(psample);
-    const fromIpfix = events(ipfix);
+    const fromPsample = watchEvents(psample);
+    const fromIpfix = watchEvents(ipfix);
     for (const event of fromIpfix) console.log(`PROOF ipfix ${JSON.stringify(event)}`);
     for (const event of fromPsample) console.log(`PROOF psample ${JSON.stringify(withoutSource(event))}`);
     // The demo's cases are there, with their chains (watch.lab.test.ts checks them in detail).
@@ -137,8 +91,49 @@ describe('watch --source ipfix and the psample watch print the same events (real
     expect(fromIpfix.map(withoutSource)).toEqual(fromPsample.map(withoutSource));
     // The same ingress port, named by OVS in the record and by its ifindex for psample.
     expect(fromIpfix.map((event) => event.interface)).toEqual(fromPsample.map((event) => event.interface));
-
-    const summary = /"msg":"(summary: \d+ IPFIX records received[^"]*)"/.exec(ipfix.stderr());
-    expect(summary?.[1]).toMatch(/lost 0 by the exporters' sequence numbers/);
+    expect(ipfixSummary(ipfix)).toMatch(/lost 0 by the exporters' sequence numbers/);
   });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '--source ipfix --force-ipfix --add-ovs-collector on this psample node: its own IPFIX row on set 42, the traffic decoded from it, only that row removed at %s',
+    async (signal) => {
+      // The set exports nowhere but to psample, as on a node where only ovn-kubernetes set it up.
+      run('ovs-vsctl', ['clear', 'Flow_Sample_Collector_Set', setUuid, 'ipfix']);
+      const before = setWithoutIpfix(node);
+      expect(ipfixRowCount()).toBe(0);
+
+      const watch = await startWatch(
+        ['--source', 'ipfix', '--force-ipfix', '--add-ovs-collector', '--ipfix-listen', FORCED_TARGET],
+        LISTENING_IPFIX,
+      );
+      const row = ipfixOfSet(node);
+      console.log(`PROOF ${signal} row while watching ${JSON.stringify(row)}`);
+      expect(row?.targets).toBe(`["${FORCED_TARGET}"]`);
+      // ovs-vsctl quotes what is not a bare word: the pid, maybe the keys.
+      expect(row?.externalIds).toMatch(/\bowner="?ovn-psample"?/);
+      expect(row?.externalIds).toMatch(new RegExp(`"?ovn-psample-pid"?="${watch.child.pid}"`));
+      // psample's export is the set's as before: the watch attached IPFIX to it and changed nothing else.
+      expect(setWithoutIpfix(node)).toBe(before);
+      expect(watch.stderr()).toMatch(/--force-ipfix: ovs-vswitchd found the psample action/);
+
+      await ping('shop_frontend', 'shop_backend', 1);
+      await ping('shop_frontend', 'shop_db', 1);
+      await settle(2000);
+      watch.child.kill(signal);
+      expect(await watch.exited).toBe(0);
+
+      const events = watchEvents(watch);
+      for (const event of events) console.log(`PROOF ${signal} ${JSON.stringify(event)}`);
+      const messages = events.map((event) => event.message);
+      expect(messages).toContain('Allowed by network policy allow-frontend in namespace shop');
+      expect(messages).toContain('Dropped by network policies isolation in namespace shop');
+      expect(events.every((event) => event.source === 'ipfix' && event.exporter !== undefined)).toBe(true);
+      expect(ipfixSummary(watch)).toMatch(/lost 0 by the exporters' sequence numbers/);
+
+      // Its row is gone; the set, its psample group and its owner's marks are as they were.
+      expect(ipfixOfSet(node)).toBeUndefined();
+      expect(ipfixRowCount()).toBe(0);
+      expect(setWithoutIpfix(node)).toBe(before);
+    },
+  );
 });

@@ -4,7 +4,7 @@
 // IPFIX row to that OVS, removing it at exit, and taking over the row of a killed watch.
 import { createSocket } from 'node:dgram';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { formatCookieHex } from '../../src/ovn/cookie';
 import { haveOvsVswitchd, OvsExporter } from '../ipfix/support/ovs-exporter';
 import { sampleMetadataOf, OVNK_SAMPLING_APP_IDS } from '../ovn/support/ovnk-fixtures';
@@ -15,6 +15,11 @@ import { ACLS, DEFAULT_KEY, PODS, startOvnkNodeDatabases, type AclName, type Ovn
 const root = process.getuid?.() === 0;
 const DOMAIN = ((OVNK_SAMPLING_APP_IDS['acl-new'] << 24) | DEFAULT_KEY) >>> 0;
 const point = (acl: AclName): number => sampleMetadataOf(ACLS[acl]);
+/** OVS's probability for 50 %: each record then stands for 65535 / 32767 = 2 packets (packetDeltaCount). */
+const HALF = 32767;
+const HALF_WEIGHT = 2;
+/** Pings sampled at 50 %: none of them sampled has a chance of 2^-20. */
+const HALF_PINGS = 20;
 
 /** A UDP port nobody listens on now. */
 async function freeUdpPort(): Promise<number> {
@@ -40,6 +45,13 @@ const message =
 
 const listeningIpfix = (run: CliProcess): Promise<Record<string, unknown>> =>
   run.logged(message(/^listening for OVS IPFIX/), 'the IPFIX socket bound');
+
+/** The sum of a Prometheus text's samples of `name` (every label set). */
+function metricSum(text: string, name: string): number {
+  let sum = 0;
+  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))) sum += Number(match[1]);
+  return sum;
+}
 
 async function until(condition: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -68,6 +80,12 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       'add-flow',
       'br0',
       `table=0,priority=20,in_port=1,ip,nw_src=${PODS.frontend.ip},actions=${sample('allowFrontend')},output:2`,
+    );
+    // shop/db's packets sampled at probability 50 %, as an OVN Sample with probability 32767 would.
+    await ovs.ofctl(
+      'add-flow',
+      'br0',
+      `table=0,priority=20,in_port=1,ip,nw_src=${PODS.db.ip},actions=sample(probability=${HALF},collector_set_id=42,obs_domain_id=${DOMAIN},obs_point_id=${point('allowFrontend')}),output:2`,
     );
   });
   afterAll(async () => {
@@ -214,6 +232,93 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect(await run.exited, args.join(' ')).toBe(2);
       expect(run.stderr()).toMatch(pattern);
     }
+  });
+
+  describe('records sampled at probability 50 %: each stands for 2 packets', () => {
+    let port: number;
+    beforeEach(async () => {
+      port = await freeUdpPort();
+      await ovs.exportTo(`127.0.0.1:${port}`);
+    });
+
+    const flowPackets = async (): Promise<number> =>
+      Number(/n_packets=(\d+)/.exec(await ovs.ofctl('dump-flows', 'br0', `ip,nw_src=${PODS.db.ip}`))?.[1]);
+    /** What shop/db's flow had counted before this test's pings (the flow outlives the tests). */
+    let flowPacketsBefore = 0;
+    beforeEach(async () => {
+      flowPacketsBefore = await flowPackets();
+    });
+
+    /** Sends shop/db's pings, each another packet (its TTL), so none is grouped with another. */
+    const pingsFromDb = async (): Promise<void> => {
+      for (let i = 0; i < HALF_PINGS; i++) await ovs.receive('p1', ping(PODS.db, PODS.backend, 64 - i));
+    };
+    /**
+     * Packets the exporter sampled since exportTo(), one record each: `sampled pkts` of
+     * dump-ipfix-flow (its `tx pkts` counts template messages too), read once OVS counts every
+     * ping through shop/db's flow, so that no sample is still on its way.
+     */
+    const exported = async (): Promise<number> => {
+      await until(async () => (await flowPackets()) - flowPacketsBefore === HALF_PINGS, `OVS counting the ${HALF_PINGS} pings`);
+      return Number(/sampled pkts=(\d+)/.exec(await ovs.ofctl('dump-ipfix-flow', 'br0'))?.[1]);
+    };
+
+    it('watch --aggregate counts the packets the records stand for, and so does ovn_psample_verdict_packets_total', async () => {
+      const metricsPort = await freeUdpPort();
+      const run = cli('watch', [
+        '--source',
+        'ipfix',
+        '--ipfix-listen',
+        `127.0.0.1:${port}`,
+        '--aggregate',
+        '3600',
+        '--metrics',
+        `127.0.0.1:${metricsPort}`,
+      ]);
+      // A watch that outlives a failed wait would hold its port and databases past the file.
+      onTestFinished(() => void (run.child.exitCode === null && run.child.kill('SIGKILL')));
+      await listeningIpfix(run);
+      await pingsFromDb();
+      const sent = await exported();
+      let text = '';
+      await until(async () => {
+        text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        return sent > 0 && metricSum(text, 'ovn_psample_verdicts_total') === sent;
+      }, 'every exported record counted as a verdict');
+      expect(sent).toBeLessThan(HALF_PINGS);
+      expect(metricSum(text, 'ovn_psample_ipfix_records_total')).toBe(sent);
+      expect(metricSum(text, 'ovn_psample_verdict_packets_total')).toBe(HALF_WEIGHT * sent);
+      expect(text).toMatch(
+        new RegExp(`^ovn_psample_verdict_packets_total\\{action="allow",[^}]*policy="allow-frontend"[^}]*\\} ${HALF_WEIGHT * sent}$`, 'm'),
+      );
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      const lines = run
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines).toEqual([
+        expect.objectContaining({ type: 'flow', verdict: 'allow', sampledPackets: sent, samples: sent, packets: HALF_WEIGHT * sent }),
+        expect.objectContaining({ type: 'interval', flows: 1, sampledPackets: sent, samples: sent, packets: HALF_WEIGHT * sent }),
+      ]);
+    });
+
+    it('top --once counts the packets the records stand for; its header the records received', async () => {
+      // A window the 20 pings fit in on a loaded machine (each is an ovs-appctl call).
+      const run = cli('top', ['--source', 'ipfix', '--ipfix-listen', `127.0.0.1:${port}`, '--once', '--window', '10']);
+      onTestFinished(() => void (run.child.exitCode === null && run.child.kill('SIGKILL')));
+      await listeningIpfix(run);
+      await pingsFromDb();
+      expect(await run.exited).toBe(0);
+      const sent = await exported();
+      expect(sent).toBeGreaterThan(0);
+      const screen = run.stdout();
+      expect(screen).toContain(`${HALF_WEIGHT * sent} packets in the window; ${sent} IPFIX records received, 0 lost, 0 malformed`);
+      expect(screen).toMatch(
+        new RegExp(`\\s${HALF_WEIGHT * sent}\\s+\\S+ ago\\s+ALLOW\\s+np:shop/allow-frontend\\s+shop\\s+shop/db → shop/backend\\n`),
+      );
+    });
   });
 
   describe('watch --add-ovs-collector where the datapath has no psample', () => {

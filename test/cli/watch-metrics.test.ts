@@ -96,9 +96,11 @@ it('watch --metrics: a real Prometheus scrapes samples, drops, decode outcomes, 
 it('OvnPsampleMetrics in a service that runs prom-client: its own registry, the namespace and policy labels capped with "other"', async () => {
   const registry = new Registry();
   const metrics = new OvnPsampleMetrics({ registry, prefix: 'svc_', maxLabelValues: 2 });
+  // Sampled 1 in 10 packets (tc's act_sample): each stands for 10.
   const denial = (namespace: string): NetworkEvent =>
     ({
       group: 1,
+      samples: [{ rate: 10, probability: false }],
       chain: [
         {
           verdict: 'drop',
@@ -119,6 +121,13 @@ it('OvnPsampleMetrics in a service that runs prom-client: its own registry, the 
   );
   expect(text).toContain(
     'svc_verdicts_total{action="drop",owner_type="NetpolNamespace",namespace="other",policy="other",direction="Ingress"} 2',
+  );
+  const packets = await registry.getSingleMetricAsString('svc_verdict_packets_total');
+  expect(packets).toContain(
+    'svc_verdict_packets_total{action="drop",owner_type="NetpolNamespace",namespace="a",policy="isolation:a",direction="Ingress"} 20',
+  );
+  expect(packets).toContain(
+    'svc_verdict_packets_total{action="drop",owner_type="NetpolNamespace",namespace="other",policy="other",direction="Ingress"} 20',
   );
 });
 

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeOvsCookie, OvnSampleDecoder, splitOvnObsDomain, type OvnSampleEvent, type PsampleMessage } from '../../src/index';
+import {
+  decodeOvsCookie,
+  openIpfix,
+  OvnSampleDecoder,
+  splitOvnObsDomain,
+  type IpfixSample,
+  type OvnSampleEvent,
+  type PsampleMessage,
+} from '../../src/index';
 import { flowPointId } from '../../src/ovn/cookie';
-import { ensureCollectorSet, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
+import { ensureCollectorSet, exportIpfix, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
 import { collectSamples } from '../support/lab/samples';
 import { run, settle, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
@@ -13,12 +21,21 @@ import { openPsampleForEachTest } from '../support/lab/sockets';
 // ovn-controller samples the drops of its own OpenFlow tables with SB_Global
 // options:debug_drop_domain_id, set here to 5 so that the two domains differ as they may on a
 // real node. Each case makes one kind of drop happen and asserts the cookies the kernel hands
-// out and what the decoder, following the node's databases live, makes of them.
+// out and what the decoder, following the node's databases live, makes of them. The set also
+// exports IPFIX (as OVN's system tests set it up): each drop's IPFIX record carries the same
+// cookie and decodes to the same event as its psample sample (table 44 and northd's drop flow).
 
 const CONTROLLER_DOMAIN = 5;
 const FRONTEND = 'shop_frontend';
 /** A port plugged into br-int that no logical port claims, as a leftover veth would be. */
 const STRAY = 'stray';
+const IPFIX_PORT = 4742;
+const IPFIX_TARGET = `127.0.0.1:${IPFIX_PORT}`;
+/** Frames to it carry the frontend's own MAC: sent back to the port they came in on (table 44). */
+const LOOPBACK_ADDRESS = '10.244.0.77';
+/** Frames to it carry a MAC no port has: northd's ls_in_l2_unknown drop. */
+const UNKNOWN_MAC_ADDRESS = '10.244.0.88';
+const UNKNOWN_MAC = '0a:58:0a:f4:00:88';
 
 interface Triple {
   appId: number;
@@ -33,7 +50,18 @@ function tripleOf(sample: PsampleMessage): Triple {
   return { appId, datapathKey, pointId: ids.obsPointId };
 }
 
+function tripleOfRecord(record: IpfixSample): Triple {
+  const { appId, datapathKey } = splitOvnObsDomain(record.observationDomainId);
+  return { appId, datapathKey, pointId: record.observationPointId ?? -1 };
+}
+
 const same = (a: Triple, b: Triple): boolean => a.appId === b.appId && a.datapathKey === b.datapathKey && a.pointId === b.pointId;
+
+/** What each drop left: the psample samples and the IPFIX records of the same packets. */
+interface Drops {
+  samples: PsampleMessage[];
+  records: IpfixSample[];
+}
 
 /** The node's one logical flow of ls_in_l2_unknown that drops frames no port's MAC matches. */
 function l2UnknownDropFlow(): { uuid: string; table: number; source: string } {
@@ -58,21 +86,59 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
   let node: OvnkNode;
   let decoder: OvnSampleDecoder;
   let madeCollectorSet = false;
+  let setUuid = '';
 
-  /** Pings from `netns`, and returns the samples that came with it once `expected` is among them. */
-  async function dropped(netns: string, target: string, expected: Triple): Promise<PsampleMessage[]> {
+  /** Pings from `netns`, and returns the samples and records that came with it once `expected` is among both. */
+  async function dropped(netns: string, target: string, expected: Triple, { ipfixRecord = true } = {}): Promise<Drops> {
     const socket = open({ groups: [node.psampleGroup] });
-    const seen: PsampleMessage[] = [];
-    socket.on('sample', (sample: PsampleMessage) => seen.push(sample));
-    const pending = collectSamples(
-      socket,
-      (samples) => samples.some((sample) => same(tripleOf(sample), expected)),
-      `a drop sample ${JSON.stringify(expected)}`,
-    );
-    await traffic(netns, 'ping', ['-c', '2', '-i', '0.3', '-W', '1', target]);
-    await pending;
-    await settle(300);
-    return seen;
+    const ipfix = await openIpfix({ port: IPFIX_PORT });
+    // OVS sends a domain's templates once, at its first sample, then every 10 minutes: an exporter
+    // made now sends them to this socket (one made before sent them to whoever listened then).
+    exportIpfix(node, IPFIX_TARGET);
+    try {
+      const samples: PsampleMessage[] = [];
+      const records: IpfixSample[] = [];
+      socket.on('sample', (sample: PsampleMessage) => samples.push(sample));
+      ipfix.on('sample', (record) => records.push(record));
+      const sampled = collectSamples(
+        socket,
+        (seen) => seen.some((sample) => same(tripleOf(sample), expected)),
+        `a drop sample ${JSON.stringify(expected)}`,
+      );
+      const exported = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no IPFIX record ${JSON.stringify(expected)} within 30 s`)), 30_000);
+        ipfix.on('sample', (record) => {
+          if (!same(tripleOfRecord(record), expected)) return;
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      await traffic(netns, 'ping', ['-c', '2', '-i', '0.3', '-W', '1', target]);
+      await Promise.all(ipfixRecord ? [sampled, exported] : [sampled]);
+      await settle(300);
+      return { samples, records };
+    } finally {
+      await ipfix[Symbol.asyncDispose]();
+    }
+  }
+
+  /**
+   * The packet's IPFIX record and its psample sample carry the same cookie and decode to the same
+   * event, and every record decodes as every sample does: nothing stale, nothing unknown.
+   */
+  function expectIpfixAlike(drops: Drops, expected: Triple): OvnSampleEvent {
+    const undecoded = drops.records
+      .map((record) => decoder.decode(record.observationDomainId, record.observationPointId ?? 0))
+      .filter((event) => event.status !== 'decoded')
+      .map((event) => `${event.status}: ${event.message}`);
+    expect(undecoded).toEqual([]);
+    const record = drops.records.find((candidate) => same(tripleOfRecord(candidate), expected))!;
+    const sample = drops.samples.find((candidate) => same(tripleOf(candidate), expected))!;
+    const fromIpfix = decoder.decode(record.observationDomainId, record.observationPointId!);
+    console.log(`PROOF ipfix record ${JSON.stringify({ ...record, exporter: undefined })} -> ${fromIpfix.message}`);
+    expect(fromIpfix).toEqual(decoder.decodeSample(sample));
+    expect(record.weight).toBe(1);
+    return fromIpfix;
   }
 
   /** Every sample of drop sampling names what dropped it: nothing stale, nothing unknown. */
@@ -87,6 +153,7 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
     node = startOvnkNode();
     // ovn-controller samples its drops only into a collector set that exists on br-int.
     madeCollectorSet = ensureCollectorSet(node);
+    setUuid = exportIpfix(node, IPFIX_TARGET);
     run('ovn-nbctl', [
       'set',
       'NB_Global',
@@ -109,6 +176,7 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
     run('ip', ['-n', FRONTEND, 'neigh', 'flush', 'nud', 'permanent']);
     run('ovs-vsctl', ['--if-exists', 'del-port', 'br-int', `v${STRAY}`]);
     run('ip', ['netns', 'del', STRAY]);
+    if (!madeCollectorSet && setUuid !== '') run('ovs-vsctl', ['clear', 'Flow_Sample_Collector_Set', setUuid, 'ipfix']);
     if (madeCollectorSet) {
       for (const uuid of run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`])
         .split(/\s+/)
@@ -122,10 +190,12 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
   it('a frame sent back out of the port it came in on: ovn-controller drops it in table 44, OFTABLE_CHECK_LOOPBACK', async () => {
     const frontend = podOf(node, FRONTEND);
     // The frontend's own MAC for another address: the switch sends the frame to the port it came from.
-    run('ip', ['-n', FRONTEND, 'neigh', 'replace', '10.244.0.77', 'lladdr', frontend.mac, 'dev', 'eth0', 'nud', 'permanent']);
+    run('ip', ['-n', FRONTEND, 'neigh', 'replace', LOOPBACK_ADDRESS, 'lladdr', frontend.mac, 'dev', 'eth0', 'nud', 'permanent']);
     const expected = { appId: CONTROLLER_DOMAIN, datapathKey: 0, pointId: 44 };
-    const samples = await dropped(FRONTEND, '10.244.0.77', expected);
+    const drops = await dropped(FRONTEND, LOOPBACK_ADDRESS, expected);
+    const samples = drops.samples;
     expectAllDecoded(samples);
+    expectIpfixAlike(drops, expected);
     const loopback = samples.find((sample) => same(tripleOf(sample), expected))!;
     expect(loopback).toMatchObject({ group: node.psampleGroup, probability: true });
     expect(decoder.decodeSample(loopback)).toMatchObject({
@@ -147,7 +217,9 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
     run('ip', ['link', 'set', `v${STRAY}`, 'up']);
     run('ovs-vsctl', ['add-port', 'br-int', `v${STRAY}`]);
     const expected = { appId: CONTROLLER_DOMAIN, datapathKey: 0, pointId: 0 };
-    const samples = await dropped(STRAY, '10.244.0.3', expected);
+    // No IPFIX record of this drop came in two lab runs (psample's sample did): not asserted until that is understood.
+    const drops = await dropped(STRAY, '10.244.0.3', expected, { ipfixRecord: false });
+    const samples = drops.samples;
     expectAllDecoded(samples);
     expect(decoder.decodeSample(samples.find((sample) => same(tripleOf(sample), expected))!)).toMatchObject({
       status: 'decoded',
@@ -158,11 +230,12 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
   });
 
   it("a frame to a MAC no port has: northd's ls_in_l2_unknown flow drops it, sampled with the drop app's domain", async () => {
-    run('ip', ['-n', FRONTEND, 'neigh', 'replace', '10.244.0.88', 'lladdr', '0a:58:0a:f4:00:88', 'dev', 'eth0', 'nud', 'permanent']);
+    run('ip', ['-n', FRONTEND, 'neigh', 'replace', UNKNOWN_MAC_ADDRESS, 'lladdr', UNKNOWN_MAC, 'dev', 'eth0', 'nud', 'permanent']);
     const flow = l2UnknownDropFlow();
     const expected = { appId: node.apps.drop, datapathKey: node.datapathKey, pointId: flowPointId(flow.uuid) };
-    const samples = await dropped(FRONTEND, '10.244.0.88', expected);
-    expectAllDecoded(samples);
+    const drops = await dropped(FRONTEND, UNKNOWN_MAC_ADDRESS, expected);
+    expectAllDecoded(drops.samples);
+    expectIpfixAlike(drops, expected);
     const event = await decoder.decodeWithDetails(((expected.appId << 24) | expected.datapathKey) >>> 0, expected.pointId);
     expect(event).toMatchObject({
       status: 'decoded',
@@ -194,8 +267,10 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
     run('ovn-nbctl', ['--timeout=120', '--wait=hv', 'sync']);
     const flow = l2UnknownDropFlow();
     const expected = { appId: CONTROLLER_DOMAIN, datapathKey: node.datapathKey, pointId: flowPointId(flow.uuid) };
-    const samples = await dropped(FRONTEND, '10.244.0.88', expected);
+    const drops = await dropped(FRONTEND, UNKNOWN_MAC_ADDRESS, expected);
+    const samples = drops.samples;
     expectAllDecoded(samples);
+    expectIpfixAlike(drops, expected);
     expect(decoder.decodeSample(samples.find((sample) => same(tripleOf(sample), expected))!)).toMatchObject({
       status: 'decoded',
       app: 'drop',

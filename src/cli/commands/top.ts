@@ -28,7 +28,7 @@ function screen(table: TopTable, pipeline: Pipeline, sort: TopSort, limit: numbe
       : `${stats.received} IPFIX records received, ${source.stats.sequenceLost + source.stats.templateLost + stats.queueDrops} lost`;
   const header = [
     `ovn-psample top — last ${table.windowSeconds}s, sorted by ${SORT_NAMES[sort]} — ${KEYS_HELP}`,
-    `${packets} packets in the window; ${received}, ${stats.malformed} malformed`,
+    `${Math.round(packets)} packets in the window; ${received}, ${stats.malformed} malformed`,
     '',
   ];
   return [...header, ...topLines(rows, Date.now(), Math.max(1, limit - header.length - 1))].join('\n');

@@ -56,3 +56,24 @@ export function ensureCollectorSet(node: OvnkNode): boolean {
   ]);
   return true;
 }
+
+/**
+ * Makes the node's collector set export IPFIX to `target` beside its psample group, as OVN's
+ * system tests set IPFIX up (an IPFIX row no ovn-psample process owns); returns the set's uuid.
+ */
+export function exportIpfix(node: OvnkNode, target: string): string {
+  const setUuid = run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
+  run('ovs-vsctl', [
+    '--',
+    '--id=@i',
+    'create',
+    'IPFIX',
+    `targets="${target}"`,
+    '--',
+    'set',
+    'Flow_Sample_Collector_Set',
+    setUuid,
+    'ipfix=@i',
+  ]);
+  return setUuid;
+}
