@@ -152,7 +152,9 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
     node = startOvnkNode();
     // ovn-controller samples its drops only into a collector set that exists on br-int.
     madeCollectorSet = ensureCollectorSet(node);
-    setUuid = exportIpfix(node, IPFIX_TARGET);
+    // Each case opens its own collector after earlier cases (and the node's own traffic) were heard
+    // in ovn-controller's drop domain: templates every second reach each of them.
+    setUuid = exportIpfix(node, IPFIX_TARGET, { templateIntervalS: 1 });
     run('ovn-nbctl', [
       'set',
       'NB_Global',

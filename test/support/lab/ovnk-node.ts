@@ -60,13 +60,13 @@ export function ensureCollectorSet(node: OvnkNode): boolean {
 /**
  * Makes the node's collector set export IPFIX to `target` beside its psample group, as OVN's
  * system tests set IPFIX up (an IPFIX row no ovn-psample process owns); returns the set's uuid.
- * OVS sends a domain's templates with its first record and then every `template_interval`
- * seconds (600 by default), and keeps that clock across a new IPFIX row or new targets
- * (ofproto-dpif-ipfix.c: a domain's last_template_set_time lives as long as the set's exporter):
- * a collector that starts listening later would decode nothing of a domain already heard for up
- * to 10 minutes. At 1 s the templates come with the first record a test's traffic makes.
+ * OVS sends a domain's templates with its first record, then every `templateIntervalS` seconds
+ * (OVS's default 600), and keeps that clock as long as the set's exporter lives, across a new row
+ * or new targets (ofproto-dpif-ipfix.c, a domain's last_template_set_time): a collector that starts
+ * listening after a domain was heard decodes nothing of it until then. A short interval costs a
+ * burst of the domain's templates (88 of them) with a record every interval.
  */
-export function exportIpfix(node: OvnkNode, target: string): string {
+export function exportIpfix(node: OvnkNode, target: string, { templateIntervalS }: { templateIntervalS?: number } = {}): string {
   const setUuid = run('ovs-vsctl', ['--bare', '--columns=_uuid', 'find', 'Flow_Sample_Collector_Set', `id=${node.collectorSetId}`]).trim();
   run('ovs-vsctl', [
     '--',
@@ -74,7 +74,7 @@ export function exportIpfix(node: OvnkNode, target: string): string {
     'create',
     'IPFIX',
     `targets="${target}"`,
-    'template_interval=1',
+    ...(templateIntervalS === undefined ? [] : [`template_interval=${templateIntervalS}`]),
     '--',
     'set',
     'Flow_Sample_Collector_Set',
