@@ -331,7 +331,9 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
    * Takes IPFIX records (an IpfixSource's batches): each is a sample whose cookie is its header's
    * domain and its observationPointId, its packet the record's fields; the records OVS exports
    * for one packet's samples are grouped by those fields, as psample's by the packet's bytes.
-   * Grouping uses the arrival time: the export time counts whole seconds.
+   * Grouping uses when OVS took each sample (the record's flow start), as psample's the kernel
+   * time: two pings of one flow 0.5 s apart have the same fields, and a collector that stalled
+   * receives them together. A record without a flow start is placed by its arrival.
    */
   pushIpfix(records: Iterable<IpfixSample>): void {
     for (const record of records) {
@@ -345,8 +347,9 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
       const identity = (this.ipfixIdentity ??= new IpfixPacketIdentity());
       const hash = identity.write(record.packet);
       const datapathKey = ovsCookie ? domain & 0xffffff : -1;
-      const arrivalMs = Date.now();
-      const timeNs = arrivalMs * 1e6;
+      const flowStartUs = record.flowStartUs;
+      const arrivalMs = flowStartUs === undefined ? Date.now() : undefined;
+      const timeNs = flowStartUs === undefined ? arrivalMs! * 1e6 : flowStartUs * 1000;
       const pending = this.grouper?.find(hash, datapathKey, timeNs, identity.bytes, 0, identity.length);
       if (pending !== undefined) {
         pending.node = this.chains.next(pending.node, key);

@@ -27,6 +27,7 @@ export const IE = {
   interfaceName: 82,
   observationPointId: 138,
   exportingProcessId: 144,
+  flowStartDeltaMicroseconds: 158,
   notSentPacketTotalCount: 167,
   icmpTypeIPv4: 176,
   icmpCodeIPv4: 177,

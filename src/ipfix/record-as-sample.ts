@@ -48,7 +48,7 @@ export function ipfixPacketFields(packet: IpfixPacketFields): PacketFields {
 
 /**
  * The record as a psample-shaped sample: its cookie (header domain, IE 138) as the 8-byte user
- * cookie OVS would give psample, the export time, the weight as the sampling probability it
+ * cookie OVS would give psample, the time it was taken, the weight as the sampling probability it
  * stands for (weight 1 = probability 2^32-1, psample's form), the octets as the original size.
  * There is no psample group (0), no kernel ifindex (0) and no data.
  */
@@ -77,18 +77,22 @@ export function ipfixSampleMessage(sample: IpfixSample): PsampleMessage {
     origSize: sample.octets ?? 0,
     rate: Math.max(1, Math.round(MAX_PROBABILITY / Math.max(1, sample.weight))),
     probability: true,
-    timestampNs: exportTimeNs(sample.exportTime),
+    timestampNs: sampleTimeNs(sample),
     proto: sample.packet.etherType ?? 0,
     data: NO_BYTES,
     userCookie,
   };
 }
 
-// The export time counts whole seconds: the records of a second share one bigint.
+// Without flowStartDeltaMicroseconds the export time is all there is, in whole seconds: the
+// records of a second share one bigint.
 let lastExportTime = -1;
 let lastExportTimeNs = 0n;
 
-function exportTimeNs(exportTime: number): bigint {
+/** When the sample was taken, as psample's kernel time: the record's flow start, else its export second. */
+function sampleTimeNs(sample: IpfixSample): bigint {
+  if (sample.flowStartUs !== undefined) return BigInt(sample.flowStartUs) * 1000n;
+  const exportTime = sample.exportTime;
   if (exportTime !== lastExportTime) {
     lastExportTime = exportTime;
     lastExportTimeNs = BigInt(exportTime) * 1_000_000_000n;

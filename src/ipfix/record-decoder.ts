@@ -30,6 +30,8 @@ export interface RecordFields {
   /** packetDeltaCount, undefined without it. */
   packets: number | undefined;
   octets: number | undefined;
+  /** flowStartDeltaMicroseconds: how long before the message's export time the sample was taken. */
+  flowStartDeltaUs: number | undefined;
   packet: IpfixPacketFields;
   /** Options records of OVS's exporter statistics (template 462). */
   exportingProcessId: number | undefined;
@@ -51,6 +53,7 @@ export function decodeRecord(template: CompiledTemplate, bytes: Buffer, at: numb
   out.observationPointId = undefined;
   out.packets = undefined;
   out.octets = undefined;
+  out.flowStartDeltaUs = undefined;
   out.exportingProcessId = undefined;
   out.notSentPacketTotalCount = undefined;
   for (let i = 0; i < slots.length; i++) {
@@ -73,6 +76,9 @@ export function decodeRecord(template: CompiledTemplate, bytes: Buffer, at: numb
         break;
       case Slot.Packets:
         out.packets = unsigned(bytes, at, length);
+        break;
+      case Slot.FlowStartDelta:
+        out.flowStartDeltaUs = unsigned(bytes, at, length);
         break;
       case Slot.ObservationPoint:
         out.observationPointId = unsigned(bytes, at, length);

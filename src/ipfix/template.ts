@@ -38,6 +38,7 @@ export enum Slot {
   TunnelProtocol,
   TunnelSrcPort,
   TunnelDstPort,
+  FlowStartDelta,
 }
 
 type SlotRule = readonly [Slot, 'uint' | number | 'variable'];
@@ -67,6 +68,7 @@ const IANA: ReadonlyMap<number, SlotRule> = new Map<number, SlotRule>([
   [IE.interfaceName, [Slot.InterfaceName, 'variable']],
   [IE.observationPointId, [Slot.ObservationPoint, 'uint']],
   [IE.exportingProcessId, [Slot.ExportingProcess, 'uint']],
+  [IE.flowStartDeltaMicroseconds, [Slot.FlowStartDelta, 'uint']],
   [IE.notSentPacketTotalCount, [Slot.NotSent, 'uint']],
   [IE.icmpTypeIPv4, [Slot.IcmpType, 'uint']],
   [IE.icmpTypeIPv6, [Slot.IcmpType, 'uint']],

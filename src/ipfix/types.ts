@@ -68,6 +68,12 @@ export interface IpfixSample {
   readonly observationPointId: number | undefined;
   /** The message's export time, seconds since the epoch. */
   readonly exportTime: number;
+  /**
+   * When the exporter took the sample, microseconds since the epoch: the export time less the
+   * record's flowStartDeltaMicroseconds (158), which every OVS flow record carries. Absent when
+   * the template has no such element.
+   */
+  readonly flowStartUs: number | undefined;
   readonly sequenceNumber: number;
   readonly templateId: number;
   /**

@@ -6,7 +6,7 @@ import { sharedJson } from './shared-json';
 
 /**
  * The JSON line of an IPFIX record (`decode --ipfix --format json`), members in this order,
- * absent ones left out: source ("ipfix"), exporter ("ADDRESS:PORT"), exportTime,
+ * absent ones left out: source ("ipfix"), exporter ("ADDRESS:PORT"), exportTime, flowStartUs,
  * sequenceNumber, templateId, templateDomainId, obsDomainId, obsPointId, ovn {appId,
  * datapathKey} (with a point id: an OVS sample action's cookie), weight, octets, packet (the
  * record's fields: IpfixPacketFields, the tunnel key as hex), event (the OVN decoder's).
@@ -21,6 +21,7 @@ export function ipfixSampleJson(sample: IpfixSample, event?: OvnSampleEvent): st
     source: sample.source,
     exporter: `${sample.exporter.address.includes(':') ? `[${sample.exporter.address}]` : sample.exporter.address}:${sample.exporter.port}`,
     exportTime: sample.exportTime,
+    flowStartUs: sample.flowStartUs,
     sequenceNumber: sample.sequenceNumber,
     templateId: sample.templateId,
     templateDomainId: sample.templateDomainId,

@@ -71,6 +71,24 @@ export const IPFIX_COST_WARNING =
   "that is every packet those ACLs see. Lower it by sampling less (the Sample rows' probability), or cap all upcalls to userspace with an OpenFlow meter: " +
   'ovs-ofctl -O OpenFlow13 add-meter br-int meter=slowpath,pktps,band=type=drop,rate=1000 (it caps every slow-path packet, not only samples)';
 
+/**
+ * How often OVS repeats a domain's templates on a row ovn-psample makes. OVS's own default, 600 s,
+ * counts from the first record of the set's exporter, not from when a collector started to
+ * listen: a watch started after `collector add --ipfix`, or one that took over a dead watch's
+ * row, would decode nothing for up to ten minutes (the records without a template are counted as
+ * lost). Each repeat is the domain's 89 templates (about 9 KB), sent only with a record of it.
+ */
+export const OWN_ROW_TEMPLATE_INTERVAL_S = 10;
+
+/**
+ * The columns of an IPFIX row ovn-psample makes: its target, its marks, and the template
+ * interval where the schema has the column (OVS ≥ 3.2).
+ */
+function ownRow(ovs: LocalOvs, target: string, externalIds: unknown): Record<string, unknown> {
+  const interval = ovs.cache.schema.tables.get('IPFIX')?.columns.has('template_interval') === true;
+  return { targets: target, external_ids: externalIds, ...(interval ? { template_interval: OWN_ROW_TEMPLATE_INTERVAL_S } : {}) };
+}
+
 /** Checks an IPFIX target ("ADDRESS:PORT", IPv6 as [ADDRESS]:PORT); throws InvalidOptionError. */
 export function checkIpfixTarget(target: string): void {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d+)$/.exec(target);
@@ -149,7 +167,7 @@ export async function addIpfixCollector(ovs: LocalOvs, options: AddIpfixCollecto
     made = 'set';
     await transactOrRaced(ovs, [
       { op: 'wait', table: 'Flow_Sample_Collector_Set', where: setWhere, columns: ['id'], until: '==', rows: [], timeout: 0 },
-      { op: 'insert', table: 'IPFIX', 'uuid-name': 'ipfix', row: { targets: options.target, external_ids: ['map', marks] } },
+      { op: 'insert', table: 'IPFIX', 'uuid-name': 'ipfix', row: ownRow(ovs, options.target, ['map', marks]) },
       {
         op: 'insert',
         table: 'Flow_Sample_Collector_Set',
@@ -179,7 +197,7 @@ export async function addIpfixCollector(ovs: LocalOvs, options: AddIpfixCollecto
         rows: [{ ipfix: ['set', []] }],
         timeout: 0,
       },
-      { op: 'insert', table: 'IPFIX', 'uuid-name': 'ipfix', row: { targets: options.target, external_ids: ['map', marks] } },
+      { op: 'insert', table: 'IPFIX', 'uuid-name': 'ipfix', row: ownRow(ovs, options.target, ['map', marks]) },
       {
         op: 'update',
         table: 'Flow_Sample_Collector_Set',
@@ -203,7 +221,8 @@ export async function addIpfixCollector(ovs: LocalOvs, options: AddIpfixCollecto
 
 /**
  * Takes over the IPFIX row a watch made and left when it died (SIGKILL, OOM, a node reboot):
- * points it at `options.target` and marks it, and the set when that watch made the set too, as
+ * points it at `options.target` (with the short template interval: the set's exporter kept the
+ * template clock that started for the dead watch) and marks it, and the set when that watch made the set too, as
  * this process's, so that this one removes it at exit. Undefined when the row is not a watch's,
  * when its owner lives, or when another process took it over first.
  */
@@ -238,7 +257,7 @@ async function takeOver(
         ['_uuid', '==', ['uuid', row.uuid]],
         ['external_ids', 'includes', deadMarks],
       ],
-      row: { targets: options.target, external_ids: restamp(rowIds) },
+      row: ownRow(ovs, options.target, restamp(rowIds)),
     },
     ...(madeSet
       ? [

@@ -164,6 +164,7 @@ describe('decode --ipfix: capture formats and link types', () => {
       source: 'ipfix',
       exporter: `127.0.0.1:${port}`,
       exportTime: expected[1]!.exportTime,
+      flowStartUs: expected[1]!.flowStartUs,
       sequenceNumber: expected[1]!.sequenceNumber,
       templateId: 281,
       templateDomainId: 0x2b000001,

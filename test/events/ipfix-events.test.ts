@@ -6,7 +6,7 @@ import { NetworkEventAssembler } from '../../src/events/event-assembler';
 import type { NetworkEvent } from '../../src/events/network-event';
 import { decodeIpfixDatagrams } from '../../src/ipfix/decode';
 import type { IpfixSample } from '../../src/ipfix/types';
-import { dataSet, FLOW_FIELDS, flowRecord, message, templateSet } from '../ipfix/support/ipfix-writer';
+import { dataSet, FLOW_FIELDS, flowRecord, message, templateSet, uint } from '../ipfix/support/ipfix-writer';
 
 const DOMAIN = 0x2b000003;
 const ANP_PASS = 1012;
@@ -92,4 +92,34 @@ it('close() from a listener: no event after it', () => {
   });
   assembler.pushIpfix(traffic);
   expect(seen).toEqual([0, 1]);
+});
+
+it('groups by when OVS took each sample, not by arrival: two pings 0.5 s apart that arrive together stay two packets', () => {
+  // As OVS sends them: flowStartDeltaMicroseconds first, the export second rounded up.
+  const fields = [{ id: 158, length: 4 }, ...FLOW_FIELDS];
+  const sampledAt = (sequence: number, point: number, exportTime: number, deltaUs: number): Buffer =>
+    message({ sequence, domain: DOMAIN, exportTime }, [
+      ...(sequence === 0 ? [templateSet([{ id: TEMPLATE, fields }])] : []),
+      dataSet(TEMPLATE, [Uint8Array.from([...uint(deltaUs, 4), ...flowRecord(point, '10.244.0.6', '10.244.0.4', 1, 0, 0)])]),
+    ]);
+  const datagrams = [
+    sampledAt(0, ANP_PASS, 1_795_000_001, 900_000),
+    sampledAt(1, ISOLATION_DROP, 1_795_000_001, 899_800),
+    sampledAt(2, ANP_PASS, 1_795_000_001, 400_000),
+    sampledAt(3, ISOLATION_DROP, 1_795_000_001, 399_700),
+  ];
+  const decoded = decodeIpfixDatagrams(datagrams.map((bytes) => ({ bytes, exporter: { address: '127.0.0.1', port: 50000 }, timeMs: 0 })));
+  const assembler = new NetworkEventAssembler({ groupWindowMs: 50 });
+  const events: NetworkEvent[] = [];
+  assembler.on('event', (event) => events.push(event));
+  assembler.pushIpfix(decoded.samples);
+  assembler.close();
+  expect(events.map((event) => event.chain.map((step) => step.cookie?.obsPointId))).toEqual([
+    [ANP_PASS, ISOLATION_DROP],
+    [ANP_PASS, ISOLATION_DROP],
+  ]);
+  expect(events.map((event) => event.timestampNs)).toEqual([
+    (1_795_000_001n * 1_000_000n - 900_000n) * 1000n,
+    (1_795_000_001n * 1_000_000n - 400_000n) * 1000n,
+  ]);
 });

@@ -55,6 +55,12 @@ describe('OVS 3.1 messages (test/fixtures/ipfix)', () => {
       ingressInterfaceName: 'p2',
     });
     expect(samples[1]!.weight).toBe(2);
+    // OVS exports a record as soon as it samples (no flow cache) and rounds the export time up
+    // to the second: the flow start lies within the second before it.
+    for (const sample of samples) {
+      expect(sample.flowStartUs).toBeGreaterThan((sample.exportTime - 1) * 1e6);
+      expect(sample.flowStartUs).toBeLessThanOrEqual(sample.exportTime * 1e6);
+    }
     expect(d.stats).toMatchObject({
       datagrams: 24,
       messages: 24,
@@ -175,6 +181,22 @@ describe('templates', () => {
       egressInterfaceName: 'a'.repeat(300),
       tunnel: { type: 7, typeName: 'geneve', key: Uint8Array.from([0, 0, 0x12]), src: '192.0.2.1', dst: '192.0.2.2', dstPort: 6081 },
     });
+  });
+});
+
+describe('record time', () => {
+  test('the flow start is the export time less flowStartDeltaMicroseconds (158); without it, none', () => {
+    const { samples, feed } = decoder();
+    const timed = [{ id: 158, length: 4 }, ...FLOW_FIELDS];
+    feed(
+      message({ sequence: 0, domain: 1, exportTime: 1_795_000_001 }, [
+        templateSet([{ id: 301, fields: timed }]),
+        dataSet(301, [Uint8Array.from([...uint(250_123, 4), ...flowRecord(7, '10.0.0.1', '10.0.0.2', 6, 1234, 80)])]),
+      ]),
+    );
+    feed(template(1, 1));
+    feed(flow(1, 1));
+    expect(samples.map((sample) => sample.flowStartUs)).toEqual([1_795_000_001 * 1e6 - 250_123, undefined]);
   });
 });
 

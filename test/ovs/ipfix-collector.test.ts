@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openIpfix, type IpfixSource } from '../../src/ipfix/source';
 import type { IpfixSample } from '../../src/ipfix/types';
-import { addIpfixCollector, releaseIpfixCollector } from '../../src/ovs/ipfix-collector';
+import { addIpfixCollector, OWN_ROW_TEMPLATE_INTERVAL_S, releaseIpfixCollector } from '../../src/ovs/ipfix-collector';
 import { LocalOvs } from '../../src/ovs/local-ovs';
 import { OvsIpfixNotNeededError } from '../../src/ovs/errors';
 import { runCli } from '../support/cli';
@@ -172,6 +172,11 @@ describe('collector add --ipfix on a node whose datapath has psample (OVS 3.5 sc
       expect(forced.code, forced.stderr).toBe(0);
       expect(JSON.parse(forced.stdout).ipfix).toMatchObject({ target: '127.0.0.1:4739', made: 'set', forced: true });
       expect(forced.stderr).toContain('--force-ipfix');
+      // OVS 3.5 has template_interval: the row repeats its templates every 10 s, so a collector that starts later decodes soon.
+      const [ipfix] = (await node.writer.transact('Open_vSwitch', [
+        { op: 'select', table: 'IPFIX', where: [], columns: ['targets', 'template_interval'] },
+      ])) as [{ rows: unknown[] }];
+      expect(ipfix.rows).toEqual([{ targets: '127.0.0.1:4739', template_interval: OWN_ROW_TEMPLATE_INTERVAL_S }]);
       const remove = await cli(['collector', 'remove', '--db', node.remote]);
       expect(remove.code).toBe(0);
       expect(await node.collectorSetRows()).toEqual([]);
