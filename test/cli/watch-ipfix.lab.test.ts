@@ -133,4 +133,40 @@ describe('watch --source ipfix on the ovn-kubernetes-shaped node (real OVS 3.5 e
       expect(setWithoutIpfix(node)).toBe(before);
     },
   );
+
+  it("a SIGKILLed forced watch's row, taken over by the next watch after the set's templates went to the dead one: decoded within the row's 10 s template interval", async () => {
+    run('ovs-vsctl', ['clear', 'Flow_Sample_Collector_Set', setUuid, 'ipfix']);
+    const args = ['--source', 'ipfix', '--force-ipfix', '--add-ovs-collector', '--ipfix-listen', FORCED_TARGET];
+    const first = await startWatch(args, LISTENING_IPFIX);
+    const row = ipfixOfSet(node)!;
+    expect(run('ovs-vsctl', ['get', 'IPFIX', row.uuid, 'template_interval']).trim()).toBe('10');
+    // The first watch hears the allow, with the domain's templates: OVS's template clock for it starts now.
+    await ping('shop_frontend', 'shop_backend', 1);
+    await settle(1000);
+    expect(watchEvents(first).map((event) => event.message)).toContain('Allowed by network policy allow-frontend in namespace shop');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    // Records of that domain go to the dead socket meanwhile; OVS keeps the clock.
+    await ping('shop_frontend', 'shop_backend', 1);
+
+    const second = await startWatch(args, LISTENING_IPFIX);
+    expect(second.stderr()).toMatch(
+      /took over the IPFIX export of Flow_Sample_Collector_Set \d+ on br-int to 127\.0\.0\.1:4741 from a watch that is gone/,
+    );
+    expect(ipfixOfSet(node)?.uuid).toBe(row.uuid);
+    const started = Date.now();
+    let decoded = false;
+    // OVS's default (600 s) would leave it without templates for ten minutes.
+    while (!decoded && Date.now() - started < 25_000) {
+      await ping('shop_frontend', 'shop_backend', 1);
+      await settle(1000);
+      decoded = watchEvents(second).some((event) => event.message === 'Allowed by network policy allow-frontend in namespace shop');
+    }
+    console.log(`PROOF takeover decoded after ${Date.now() - started} ms`);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(decoded).toBe(true);
+    expect(ipfixOfSet(node)).toBeUndefined();
+    expect(ipfixRowCount()).toBe(0);
+  });
 });
