@@ -224,4 +224,45 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
     // OVS samples at probability 1: every sampled packet stands for itself.
     for (const flow of flows) expect(flow.packets).toBe(flow.sampledPackets);
   }, 900_000);
+
+  it("a watch the kernel kills (SIGKILL, as the OOM killer does) leaves its set; the next pod's watch, with the dead one's pid in a pid namespace of its own, finds it gone by its beacon, takes the set over and removes it when the pod stops", async () => {
+    await podman('pod', 'rm', '--force', '--time', '0', POD).catch(() => undefined);
+    expect(collectorSets()).toBe('');
+    const logs = (): Promise<string> => podmanLogs(pod.containerName).catch((error: unknown) => String(error));
+    const ready = (): Promise<boolean> =>
+      until('/readyz to turn ready', async () => ((await get('/readyz'))[0] === 200 ? true : undefined), 300_000, logs);
+    /** The owner the set records: its pid and pid namespace. */
+    const owner = (): { pid: string | undefined; pidNamespace: string | undefined } => {
+      const text = collectorSets();
+      return { pid: /ovn-psample-pid="?(\d+)"?/.exec(text)?.[1], pidNamespace: /ovn-psample-pidns="?(\d+)"?/.exec(text)?.[1] };
+    };
+
+    await podman('kube', 'play', file);
+    await ready();
+    const made = collectorSets();
+    expect(made).toMatch(new RegExp(`^${node.collectorSetId}\\s+${node.psampleGroup}\\s+.*owner=ovn-psample`, 's'));
+    const dead = owner();
+    expect(dead.pid).toBeDefined();
+    const pid = Number((await podman('inspect', '--format', '{{.State.Pid}}', pod.containerName)).trim());
+    process.kill(pid, 'SIGKILL');
+    // Gone with the pod: nothing of it may answer for the set any more, and nothing removed it.
+    await podman('pod', 'rm', '--force', '--time', '0', POD);
+    expect(collectorSets()).toBe(made);
+
+    await podman('kube', 'play', file);
+    await ready();
+    const output = await logs();
+    expect(output).toMatch(
+      new RegExp(
+        `"msg":"took over Flow_Sample_Collector_Set ${node.collectorSetId} on br-int, psample group ${node.psampleGroup}, from a watch that is gone \\(process ${dead.pid} of pid namespace ${dead.pidNamespace} has exited\\); it is removed at exit"`,
+      ),
+    );
+    // The same pid, another pid namespace: the collision that leaked sets in containers.
+    const next = owner();
+    expect(next.pid).toBe(dead.pid);
+    expect(next.pidNamespace).not.toBe(dead.pidNamespace);
+    await podman('pod', 'stop', '--time', '30', POD);
+    expect(Number((await podman('wait', pod.containerName)).trim())).toBe(0);
+    expect(collectorSets()).toBe('');
+  }, 900_000);
 });
