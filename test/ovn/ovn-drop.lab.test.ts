@@ -13,6 +13,7 @@ import { ensureCollectorSet, exportIpfix, podOf, startOvnkNode, type OvnkNode } 
 import { collectSamples } from '../support/lab/samples';
 import { run, settle, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
+import { ipfixSummary, LISTENING_IPFIX, LISTENING_PSAMPLE, startWatch, watchEvents, withoutSource } from '../support/lab/watch';
 
 // OVN 25.03's drop sampling through the real ovn-northd and ovn-controller, on the
 // ovn-kubernetes-shaped node (support/ovnk-node.sh), with NB_Global
@@ -23,7 +24,8 @@ import { openPsampleForEachTest } from '../support/lab/sockets';
 // real node. Each case makes one kind of drop happen and asserts the cookies the kernel hands
 // out and what the decoder, following the node's databases live, makes of them. The set also
 // exports IPFIX (as OVN's system tests set it up): each drop's IPFIX record carries the same
-// cookie and decodes to the same event as its psample sample (table 44 and northd's drop flow).
+// cookie and decodes to the same event as its psample sample, and `watch --source ipfix` prints
+// the same events for these drops as the psample watch.
 
 const CONTROLLER_DOMAIN = 5;
 const FRONTEND = 'shop_frontend';
@@ -89,7 +91,7 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
   let setUuid = '';
 
   /** Pings from `netns`, and returns the samples and records that came with it once `expected` is among both. */
-  async function dropped(netns: string, target: string, expected: Triple, { ipfixRecord = true } = {}): Promise<Drops> {
+  async function dropped(netns: string, target: string, expected: Triple): Promise<Drops> {
     const socket = open({ groups: [node.psampleGroup] });
     const ipfix = await openIpfix({ port: IPFIX_PORT });
     try {
@@ -102,16 +104,14 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
         (seen) => seen.some((sample) => same(tripleOf(sample), expected)),
         `a drop sample ${JSON.stringify(expected)}`,
       );
-      const exported = !ipfixRecord
-        ? undefined
-        : new Promise<void>((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`no IPFIX record ${JSON.stringify(expected)} within 30 s`)), 30_000);
-            ipfix.on('sample', (record) => {
-              if (!same(tripleOfRecord(record), expected)) return;
-              clearTimeout(timer);
-              resolve();
-            });
-          });
+      const exported = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no IPFIX record ${JSON.stringify(expected)} within 30 s`)), 30_000);
+        ipfix.on('sample', (record) => {
+          if (!same(tripleOfRecord(record), expected)) return;
+          clearTimeout(timer);
+          resolve();
+        });
+      });
       await traffic(netns, 'ping', ['-c', '2', '-i', '0.3', '-W', '1', target]);
       await Promise.all([sampled, exported]);
       await settle(300);
@@ -218,10 +218,10 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
     run('ip', ['link', 'set', `v${STRAY}`, 'up']);
     run('ovs-vsctl', ['add-port', 'br-int', `v${STRAY}`]);
     const expected = { appId: CONTROLLER_DOMAIN, datapathKey: 0, pointId: 0 };
-    // No IPFIX record of this drop came in two lab runs (psample's sample did): not asserted until that is understood.
-    const drops = await dropped(STRAY, '10.244.0.3', expected, { ipfixRecord: false });
+    const drops = await dropped(STRAY, '10.244.0.3', expected);
     const samples = drops.samples;
     expectAllDecoded(samples);
+    expectIpfixAlike(drops, expected);
     expect(decoder.decodeSample(samples.find((sample) => same(tripleOf(sample), expected))!)).toMatchObject({
       status: 'decoded',
       app: 'drop',
@@ -257,6 +257,43 @@ describe("OVN drop sampling through real ovn-northd and ovn-controller (OVN 25.0
     });
     expect(flow.source).toMatch(/^northd\.c:\d+$/);
     expect(event.flow?.actions).toContain(`obs_domain=${node.apps.drop}`);
+  });
+
+  it("watch --source ipfix prints the same events as the psample watch for ovn-controller's table 44 drop and northd's ls_in_l2_unknown drop", async () => {
+    const frontend = podOf(node, FRONTEND);
+    run('ip', ['-n', FRONTEND, 'neigh', 'replace', LOOPBACK_ADDRESS, 'lladdr', frontend.mac, 'dev', 'eth0', 'nud', 'permanent']);
+    run('ip', ['-n', FRONTEND, 'neigh', 'replace', UNKNOWN_MAC_ADDRESS, 'lladdr', UNKNOWN_MAC, 'dev', 'eth0', 'nud', 'permanent']);
+    const psample = await startWatch([], LISTENING_PSAMPLE);
+    const ipfix = await startWatch(['--source', 'ipfix', '--ipfix-listen', IPFIX_TARGET], LISTENING_IPFIX);
+    // The set repeats its templates every second: wait for them to reach the IPFIX watch.
+    await settle(1500);
+    await traffic(FRONTEND, 'ping', ['-c', '1', '-W', '1', LOOPBACK_ADDRESS]);
+    await traffic(FRONTEND, 'ping', ['-c', '1', '-W', '1', UNKNOWN_MAC_ADDRESS]);
+    await settle(2000);
+    psample.child.kill('SIGINT');
+    ipfix.child.kill('SIGINT');
+    expect(await psample.exited).toBe(0);
+    expect(await ipfix.exited).toBe(0);
+    // The frontend's pings: the stray port left by the table 0 case may be heard too.
+    const pings = (events: Record<string, unknown>[]): Record<string, unknown>[] =>
+      events.filter((event) => [LOOPBACK_ADDRESS, UNKNOWN_MAC_ADDRESS].includes((event.dst as { ip?: string } | undefined)?.ip ?? ''));
+    const fromPsample = pings(watchEvents(psample));
+    const fromIpfix = pings(watchEvents(ipfix));
+    for (const event of fromIpfix) console.log(`PROOF ipfix ${JSON.stringify(event)}`);
+    for (const event of fromPsample) console.log(`PROOF psample ${JSON.stringify(withoutSource(event))}`);
+    const messages = fromIpfix.map((event) => event.message);
+    expect(messages).toContain(
+      'Dropped by ovn-controller in OpenFlow table 44 (OFTABLE_CHECK_LOOPBACK: it would leave through the logical port it came in on (or from a localport through a localnet port))',
+    );
+    expect(
+      messages.some((message) =>
+        /^Dropped by OVN logical flow in stage ls_in_l2_unknown \(northd\.c:\d+\): No L2 destination$/.test(String(message)),
+      ),
+    ).toBe(true);
+    expect(fromIpfix.every((event) => event.source === 'ipfix' && event.weight === 1)).toBe(true);
+    expect(fromIpfix.map(withoutSource)).toEqual(fromPsample.map(withoutSource));
+    expect(ipfixSummary(ipfix)).toMatch(/lost 0 by the exporters' sequence numbers/);
+    expect(JSON.stringify(fromIpfix)).not.toMatch(/no longer exists|"status":"(stale|unknown)"/);
   });
 
   it('without a Sampling_App of type drop, northd samples its drop flows with debug_drop_domain_id: decoded alike', async () => {
