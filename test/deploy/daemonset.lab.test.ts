@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCollectorSet, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
@@ -225,9 +225,10 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
     for (const flow of flows) expect(flow.packets).toBe(flow.sampledPackets);
   }, 900_000);
 
-  it("a watch the kernel kills (SIGKILL, as the OOM killer does) leaves its set; the next pod's watch, with the dead one's pid in a pid namespace of its own, finds it gone by its beacon, takes the set over and removes it when the pod stops", async () => {
+  it("a watch the kernel kills (SIGKILL, as the OOM killer does) leaves its set; the next pod's watch, in the node's pid namespace as the template has it (hostPID), finds no process of that pid left, takes the set over and removes it when the pod stops", async () => {
     await podman('pod', 'rm', '--force', '--time', '0', POD).catch(() => undefined);
     expect(collectorSets()).toBe('');
+    expect(pod.spec.hostPID).toBe(true);
     const logs = (): Promise<string> => podmanLogs(pod.containerName).catch((error: unknown) => String(error));
     const ready = (): Promise<boolean> =>
       until('/readyz to turn ready', async () => ((await get('/readyz'))[0] === 200 ? true : undefined), 300_000, logs);
@@ -236,14 +237,16 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
       const text = collectorSets();
       return { pid: /ovn-psample-pid="?(\d+)"?/.exec(text)?.[1], pidNamespace: /ovn-psample-pidns="?(\d+)"?/.exec(text)?.[1] };
     };
+    const nodePidNamespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1];
 
     await podman('kube', 'play', file);
     await ready();
     const made = collectorSets();
     expect(made).toMatch(new RegExp(`^${node.collectorSetId}\\s+${node.psampleGroup}\\s+.*owner=ovn-psample`, 's'));
     const dead = owner();
-    expect(dead.pid).toBeDefined();
     const pid = Number((await podman('inspect', '--format', '{{.State.Pid}}', pod.containerName)).trim());
+    // The set names the watch as the node sees it.
+    expect(dead).toEqual({ pid: String(pid), pidNamespace: nodePidNamespace });
     process.kill(pid, 'SIGKILL');
     // Gone with the pod: nothing of it may answer for the set any more, and nothing removed it.
     await podman('pod', 'rm', '--force', '--time', '0', POD);
@@ -251,16 +254,13 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
 
     await podman('kube', 'play', file);
     await ready();
-    const output = await logs();
-    expect(output).toMatch(
+    expect(await logs()).toMatch(
       new RegExp(
-        `"msg":"took over Flow_Sample_Collector_Set ${node.collectorSetId} on br-int, psample group ${node.psampleGroup}, from a watch that is gone \\(process ${dead.pid} of pid namespace ${dead.pidNamespace} has exited\\); it is removed at exit"`,
+        `"msg":"took over Flow_Sample_Collector_Set ${node.collectorSetId} on br-int, psample group ${node.psampleGroup}, from a watch that is gone \\(no process ${dead.pid} is left\\); it is removed at exit"`,
       ),
     );
-    // The same pid, another pid namespace: the collision that leaked sets in containers.
-    const next = owner();
-    expect(next.pid).toBe(dead.pid);
-    expect(next.pidNamespace).not.toBe(dead.pidNamespace);
+    const next = Number((await podman('inspect', '--format', '{{.State.Pid}}', pod.containerName)).trim());
+    expect(owner()).toEqual({ pid: String(next), pidNamespace: nodePidNamespace });
     await podman('pod', 'stop', '--time', '30', POD);
     expect(Number((await podman('wait', pod.containerName)).trim())).toBe(0);
     expect(collectorSets()).toBe('');

@@ -15,6 +15,7 @@ export interface DaemonSetPodSpec {
   containers: DaemonSetContainer[];
   volumes: { name: string; hostPath: { path: string } }[];
   priorityClassName?: string;
+  hostPID?: boolean;
 }
 
 export interface DaemonSetPod {
