@@ -8,7 +8,7 @@ import { OvnCookieError, OvsdbConnectionError } from '../../src/errors';
 import { formatCookieHex } from '../../src/ovn/cookie';
 import { encodePsample } from '../../src/psample/encode';
 import { createInjector } from '../../src/psample/injector';
-import { runCli } from '../support/cli';
+import { startCli } from '../support/cli';
 import { fileNetns } from '../support/netns';
 import { waitFor } from '../support/receive';
 import { startOvnDatabases, type OvnDatabases } from '../ovn/support/ovn-databases';
@@ -146,7 +146,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
 
     it('listen --nb --sb streams live samples with their OVN verdict', async () => {
       const group = 12;
-      const run = runCli([
+      const run = startCli([
         'listen',
         '--netns',
         ns.name,
@@ -174,7 +174,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
       const group = 13;
       const point = sampleMetadataOf(firewall);
       const remotes = ['--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote];
-      const listener = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${group}`, ...remotes]);
+      const listener = startCli(['listen', '--netns', ns.name, '--source', `usersock:34:${group}`, ...remotes]);
       await listener.listening;
       const injector = createInjector({ protocol: 'usersock', groupId: group, netns: ns.name });
       const lines = (): string[] => listener.stdout().split('\n').slice(0, -1);
@@ -222,7 +222,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
         }
       } finally {
         injector.close();
-        listener.kill('SIGTERM');
+        listener.child.kill('SIGTERM');
       }
       expect(await listener.exited).toBe(0);
     });

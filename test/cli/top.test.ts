@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { encodePsample } from '../../src/index';
 import { fileNetns } from '../support/netns';
-import { startCli } from './support/cli-process';
+import { startCli } from '../support/cli';
 import { icmpEcho } from './support/frames';
 import { cookieOf, PODS, useOvnkNode } from './support/ovnk-node';
 
@@ -15,23 +15,7 @@ const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 const node = useOvnkNode(ns, GROUP);
 
-function args(): string[] {
-  return [
-    'top',
-    '--netns',
-    ns.name,
-    '--source',
-    `usersock:34:${GROUP}`,
-    '--group',
-    '42',
-    '--nb',
-    node.dbs.nb.unixRemote,
-    '--sb',
-    node.dbs.sb.unixRemote,
-    '--log-format',
-    'json',
-  ];
-}
+const args = (): string[] => node.cliArgs('top', ['--group', '42']);
 
 /** `denied` packets tenant-b/client → shop/backend (pass then isolation drop) and `allowed` shop/frontend → shop/backend. */
 function traffic(denied: number, allowed: number, seq0: number): void {
