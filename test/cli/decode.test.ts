@@ -1,6 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCookieCommand, decodeWithOvn } from '../../src/cli/commands/decode';
 import { DEFAULT_NB_REMOTE } from '../../src/cli/node-databases';
@@ -8,7 +6,7 @@ import { OvnCookieError, OvsdbConnectionError } from '../../src/errors';
 import { formatCookieHex } from '../../src/ovn/cookie';
 import { encodePsample } from '../../src/psample/encode';
 import { createInjector } from '../../src/psample/injector';
-import { startCli } from '../support/cli';
+import { cliOutput, runCliSync, startCli } from '../support/cli';
 import { fileNetns } from '../support/netns';
 import { waitFor } from '../support/receive';
 import { startOvnDatabases, type OvnDatabases } from '../ovn/support/ovn-databases';
@@ -111,19 +109,14 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
   );
 
   describe('through the ovn-psample binary', () => {
-    const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
-    const run = (args: string[]): string => execFileSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
-
     it('decode --cookie prints the event', () => {
       const cookie = cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall));
-      const json = JSON.parse(run(['decode', '--cookie', cookie, '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote]));
+      const json = JSON.parse(cliOutput(['decode', '--cookie', cookie, '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote]));
       expect(json.event).toMatchObject({ status: 'decoded', app: 'acl-new', message: 'Dropped by egress firewall in namespace payments' });
     });
 
     it('decode --cookie against an absent socket names the remote and why it could not be reached', () => {
-      const failure = spawnSync(process.execPath, [cli, 'decode', '--cookie', '2b000001000003ea', '--nb', 'unix:/nonexistent.sock'], {
-        encoding: 'utf8',
-      });
+      const failure = runCliSync(['decode', '--cookie', '2b000001000003ea', '--nb', 'unix:/nonexistent.sock']);
       expect(failure.status).toBe(1);
       expect(failure.stdout).toBe('');
       expect(failure.stderr).toMatch(/Cannot connect to OVN_Northbound: .*unix:\/nonexistent\.sock: connect ENOENT .*\[OVSDB_CONNECTION\]/);
@@ -134,13 +127,13 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
       const cookie = Buffer.from(cookieHex(OVNK_SAMPLING_APP_IDS['acl-est'], 7, sampleMetadataOf(firewall)), 'hex');
       const message = Buffer.from(encodePsample({ group: 10, proto: 0x800, userCookie: cookie, probability: true })).toString('hex');
       const remotes = ['--nb', dbs.nb.tcpRemote, '--sb', dbs.sb.tcpRemote];
-      const json = JSON.parse(run(['decode', '--hex', message, ...remotes]));
+      const json = JSON.parse(cliOutput(['decode', '--hex', message, ...remotes]));
       expect(json).toMatchObject({
         group: 10,
         ovn: { appId: OVNK_SAMPLING_APP_IDS['acl-est'], datapathKey: 7 },
         event: { status: 'decoded', app: 'acl-est', message: 'Dropped by egress firewall in namespace payments' },
       });
-      const text = run(['decode', '--format', 'text', '--hex', message, ...remotes]);
+      const text = cliOutput(['decode', '--format', 'text', '--hex', message, ...remotes]);
       expect(text.trim()).toMatch(/\| Dropped by egress firewall in namespace payments$/);
     });
 
@@ -189,7 +182,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
         ];
         for (const message of messages) injector.send(message);
         await waitFor(() => lines().length >= messages.length, 10_000, 'a line per sample');
-        const decoded = messages.map((message) => run(['decode', '--hex', Buffer.from(message).toString('hex'), ...remotes]).trim());
+        const decoded = messages.map((message) => cliOutput(['decode', '--hex', Buffer.from(message).toString('hex'), ...remotes]).trim());
         expect(lines()).toEqual(decoded);
         expect(lines().map((line) => (JSON.parse(line) as { event: { status: string; reason?: string } }).event)).toMatchObject([
           { status: 'decoded', message: 'Dropped by egress firewall in namespace payments' },
@@ -205,7 +198,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
         ]);
         try {
           await waitFor(
-            () => /"reason":"sample-not-found"/.test(run(['decode', '--hex', Buffer.from(messages[0]!).toString('hex'), ...remotes])),
+            () => /"reason":"sample-not-found"/.test(cliOutput(['decode', '--hex', Buffer.from(messages[0]!).toString('hex'), ...remotes])),
             10_000,
             'the change',
           );

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileNetns } from '../support/netns';
 import { freePort } from '../support/ovsdb-server';
@@ -16,9 +14,7 @@ const HALF = 0x7fffffff;
 
 const node = useOvnkNode(ns, GROUP);
 
-const watchArgs = (args: readonly string[]): string[] => node.cliArgs('watch', ['--group', String(PSAMPLE_GROUP), ...args]);
-
-const watch = (args: readonly string[]): CliProcess => startCli(watchArgs(args));
+const watch = (args: readonly string[]): CliProcess => startCli(node.cliArgs('watch', ['--group', String(PSAMPLE_GROUP), ...args]));
 
 type Sample = NodeSample & { cookie: Uint8Array; at: bigint };
 
@@ -217,17 +213,11 @@ describe('watch --aggregate', () => {
   });
 
   it('a reader of stdout that stops reading holds the records back, not the counting: when it reads again every record is whole', async () => {
-    const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
     // Thousands of flows of a few hundred bytes each: more than a pipe holds.
-    const child = spawn(process.execPath, [cli, ...watchArgs(['--aggregate', '1', '--aggregate-max-flows', '100000'])], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    child.stdout.pause();
+    const run = watch(['--aggregate', '1', '--aggregate-max-flows', '100000']);
+    run.child.stdout!.pause();
     const deadline = Date.now() + 20_000;
-    while (!stderr.includes('"msg":"listening') && Date.now() < deadline) await settle(50);
+    await run.listening;
     const FLOWS = 3000;
     for (let i = 0; i < FLOWS; i++) {
       send({
@@ -238,22 +228,19 @@ describe('watch --aggregate', () => {
     }
     // Nobody reads for two intervals.
     await settle(2500);
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stdout.resume();
+    run.child.stdout!.resume();
     // While it streams, a chunk of the pipe can end inside a record: only whole lines are counted.
     const counted = (): number =>
-      jsonLines<Line>(stdout.slice(0, stdout.lastIndexOf('\n') + 1))
+      jsonLines<Line>(run.stdout().slice(0, run.stdout().lastIndexOf('\n') + 1))
         .filter((record) => record.type === 'interval')
         .reduce((sum, record) => sum + (record.sampledPackets as number), 0);
     while (counted() < FLOWS && Date.now() < deadline + 20_000) await settle(100);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    const records = jsonLines<Line>(stdout);
+    expect(await run.stop('SIGTERM')).toBe(0);
+    const records = jsonLines<Line>(run.stdout());
     expect(records.filter((record) => record.type === 'flow')).toHaveLength(FLOWS);
     expect(new Set(records.filter((record) => record.type === 'flow').map((record) => record.dstPort)).size).toBe(FLOWS);
     expect(counted()).toBe(FLOWS);
-    expect(stderr).toMatch(/"flowRecords":3000/);
+    expect(run.stderr()).toMatch(/"flowRecords":3000/);
   });
 
   it.each([

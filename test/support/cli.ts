@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 // The one way tests run the built ovn-psample CLI (host and lab): start it, await its JSON log
 // records, read what it printed.
 
-const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
+/** The built CLI's entry point, for a test that must start it itself (in a terminal). */
+export const cliMain = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 export type LogRecord = Record<string, unknown>;
 
@@ -57,7 +58,7 @@ export function startCli(args: readonly string[], options: StartCliOptions = {})
   const command = [
     ...(options.pidNamespace === true ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : []),
     process.execPath,
-    cli,
+    cliMain,
     ...args,
   ];
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
@@ -119,6 +120,19 @@ export function startCli(args: readonly string[], options: StartCliOptions = {})
     stderr: () => stderr,
     records: () => records,
   };
+}
+
+/** Runs a CLI command that ends by itself (decode), blocking: exit code, stdout and stderr. */
+export function runCliSync(args: readonly string[]): { status: number | null; stdout: string; stderr: string } {
+  const { status, stdout, stderr } = spawnSync(process.execPath, [cliMain, ...args], { encoding: 'utf8' });
+  return { status, stdout, stderr };
+}
+
+/** What a CLI command that ends by itself prints; it failing throws with its stderr. */
+export function cliOutput(args: readonly string[]): string {
+  const { status, stdout, stderr } = runCliSync(args);
+  if (status !== 0) throw new Error(`ovn-psample ${args.join(' ')} exited ${status}: ${stderr}`);
+  return stdout;
 }
 
 /** Runs the CLI to its end: exit code, stdout and stderr. */
