@@ -14,15 +14,8 @@ import { dataSet, FLOW_FIELDS, flowRecord, message, ovsFixture, templateSet } fr
 import { pcapFile, pcapngFile, type LinkType, type UdpDatagram } from '../ipfix/support/pcap-writer';
 import { startOvnDatabases, type OvnDatabases } from '../ovn/support/ovn-databases';
 import { cliOutput, jsonLines, runCliSync } from '../support/cli';
-import {
-  DEFAULT_NETWORK_CONTROLLER,
-  dbObjectIds,
-  egressFirewallAcl,
-  namespacePortGroupName,
-  NorthboundTransaction,
-  OVNK_SAMPLING_APP_IDS,
-  sampleMetadataOf,
-} from '../ovn/support/ovnk-fixtures';
+import { NorthboundTransaction, OVNK_SAMPLING_APP_IDS, sampleMetadataOf } from '../ovn/support/ovnk-fixtures';
+import { addPaymentsFirewall, PAYMENTS_FIREWALL as firewall } from './support/payments-firewall';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(path.join(tmpdir(), 'ovn-psample-decode-ipfix-'));
@@ -175,19 +168,11 @@ describe('decode --ipfix: capture formats and link types', () => {
 
 describe('decode --ipfix --nb --sb: each record’s cookie through OVN', () => {
   let dbs: OvnDatabases;
-  const firewall = egressFirewallAcl({ namespace: 'payments', ruleIndex: 3, destination: '203.0.113.0/24', action: 'drop' });
 
   beforeAll(async () => {
     dbs = await startOvnDatabases();
     const nb = new NorthboundTransaction();
-    nb.samplingApps();
-    const collector = nb.collector();
-    const acl = nb.acl(firewall, { collector });
-    nb.portGroup({
-      name: namespacePortGroupName('payments'),
-      externalIds: dbObjectIds(DEFAULT_NETWORK_CONTROLLER, 'Namespace', [['k8s.ovn.org/name', 'payments']]),
-      acls: [acl],
-    });
+    addPaymentsFirewall(nb);
     await dbs.nbWriter.transact('OVN_Northbound', nb.operations);
   });
 

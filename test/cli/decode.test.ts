@@ -12,17 +12,14 @@ import { waitFor } from '../support/receive';
 import { startOvnDatabases, type OvnDatabases } from '../ovn/support/ovn-databases';
 import {
   datapathBindingOp,
-  egressFirewallAcl,
-  namespacePortGroupName,
+  DEFAULT_NETWORK_CONTROLLER,
   NorthboundTransaction,
   OVNK_SAMPLING_APP_IDS,
   sampleMetadataOf,
   udnSwitchName,
-  dbObjectIds,
-  DEFAULT_NETWORK_CONTROLLER,
 } from '../ovn/support/ovnk-fixtures';
+import { addPaymentsFirewall, PAYMENTS_FIREWALL as firewall } from './support/payments-firewall';
 
-const firewall = egressFirewallAcl({ namespace: 'payments', ruleIndex: 3, destination: '203.0.113.0/24', action: 'drop' });
 const UDN = 'payments.vault';
 const ns = fileNetns('ovnps-decode-ovn-cli');
 
@@ -36,14 +33,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
   beforeAll(async () => {
     dbs = await startOvnDatabases();
     const nb = new NorthboundTransaction();
-    nb.samplingApps();
-    const collector = nb.collector();
-    const acl = nb.acl(firewall, { collector });
-    nb.portGroup({
-      name: namespacePortGroupName('payments'),
-      externalIds: dbObjectIds(DEFAULT_NETWORK_CONTROLLER, 'Namespace', [['k8s.ovn.org/name', 'payments']]),
-      acls: [acl],
-    });
+    addPaymentsFirewall(nb);
     const udnSwitch = nb.logicalSwitch({ name: udnSwitchName(UDN, 'node-a', 'layer2'), network: UDN, topology: 'layer2', role: 'primary' });
     const results = await dbs.nbWriter.transact('OVN_Northbound', nb.operations);
     await dbs.sbWriter.transact('OVN_Southbound', [
