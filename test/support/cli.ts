@@ -40,6 +40,11 @@ export interface StartCliOptions {
    * CLI dies with it). `child` is then unshare: signal the CLI itself through `cliPid()`.
    */
   pidNamespace?: boolean;
+  /**
+   * A command that runs the CLI as its last arguments, each part exec-ing the next (`ip netns exec
+   * NS setpriv …`): `child.pid` is then the CLI's.
+   */
+  wrapper?: readonly string[];
 }
 
 /** A log record test: its message matches `pattern`. */
@@ -56,6 +61,7 @@ export function cliPid(run: CliProcess): number {
 
 export function startCli(args: readonly string[], options: StartCliOptions = {}): CliProcess {
   const command = [
+    ...(options.wrapper ?? []),
     ...(options.pidNamespace === true ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGKILL'] : []),
     process.execPath,
     cliMain,
@@ -103,7 +109,12 @@ export function startCli(args: readonly string[], options: StartCliOptions = {})
       });
       check();
     });
-  const listening = logged((record) => String(record.msg).startsWith('listening') && 'multicastGroup' in record, 'the listening record');
+  // 60 s: node starts slowly in the lab's emulated guest.
+  const listening = logged(
+    (record) => String(record.msg).startsWith('listening') && 'multicastGroup' in record,
+    'the listening record',
+    60_000,
+  );
   // Awaited by the tests that need it; a run that never listens must not also fail as unhandled.
   listening.catch(() => undefined);
   return {
