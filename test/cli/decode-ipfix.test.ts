@@ -1,7 +1,7 @@
 // decode --ipfix FILE: captures as an operator takes them (tcpdump, dumpcap), in every link type
 // and both file formats, read back the records a live source gets; tshark reads each file too,
 // so the files are what Wireshark takes. With --nb/--sb, each record's cookie is decoded through OVN.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,18 +13,11 @@ import type { IpfixSample } from '../../src/ipfix/types';
 import { dataSet, FLOW_FIELDS, flowRecord, message, ovsFixture, templateSet } from '../ipfix/support/ipfix-writer';
 import { pcapFile, pcapngFile, type LinkType, type UdpDatagram } from '../ipfix/support/pcap-writer';
 import { startOvnDatabases, type OvnDatabases } from '../ovn/support/ovn-databases';
-import {
-  DEFAULT_NETWORK_CONTROLLER,
-  dbObjectIds,
-  egressFirewallAcl,
-  namespacePortGroupName,
-  NorthboundTransaction,
-  OVNK_SAMPLING_APP_IDS,
-  sampleMetadataOf,
-} from '../ovn/support/ovnk-fixtures';
+import { cliOutput, jsonLines, runCliSync } from '../support/cli';
+import { NorthboundTransaction, OVNK_SAMPLING_APP_IDS, sampleMetadataOf } from '../ovn/support/ovnk-fixtures';
+import { addPaymentsFirewall, PAYMENTS_FIREWALL as firewall } from './support/payments-firewall';
 
 const run = promisify(execFile);
-const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 const dir = mkdtempSync(path.join(tmpdir(), 'ovn-psample-decode-ipfix-'));
 const PORT = 4739;
 
@@ -104,7 +97,7 @@ describe('decode --ipfix: capture formats and link types', () => {
     expect(decoded.skipped).toEqual({ 'not-udp': 1 });
     expect(decoded.stats.malformed).toBe(1);
     expect(decoded.malformed[0]!.reason).toContain('not an IPFIX message');
-    const result = spawnSync(process.execPath, [cli, 'decode', '--ipfix', file, '--format', 'text'], { encoding: 'utf8' });
+    const result = runCliSync(['decode', '--ipfix', file, '--format', 'text']);
     expect(result.status).toBe(0);
     expect(result.stdout.trim().split('\n')).toHaveLength(4);
     expect(result.stderr).toContain('UDP datagram 1 is not IPFIX');
@@ -125,7 +118,7 @@ describe('decode --ipfix: capture formats and link types', () => {
       [notCapture, 'not a capture file'],
       [cut, 'more than the file has'],
     ] as const) {
-      const result = spawnSync(process.execPath, [cli, 'decode', '--ipfix', file], { encoding: 'utf8' });
+      const result = runCliSync(['decode', '--ipfix', file]);
       expect(result.status).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toContain(reason);
@@ -145,9 +138,7 @@ describe('decode --ipfix: capture formats and link types', () => {
         ),
       ),
     );
-    const text = execFileSync(process.execPath, [cli, 'decode', '--ipfix', file, '--format', 'text', '--log-level', 'silent'], {
-      encoding: 'utf8',
-    });
+    const text = cliOutput(['decode', '--ipfix', file, '--format', 'text', '--log-level', 'silent']);
     const port = fixture[0]!.port;
     expect(text.split('\n')).toEqual([
       `exporter=127.0.0.1:${port} in=p1 app=43 dp=1 point=1001 10.0.0.1:40000 > 10.0.0.2:80 TCP weight=1`,
@@ -156,10 +147,7 @@ describe('decode --ipfix: capture formats and link types', () => {
       `exporter=127.0.0.1:${port} in=p1 app=43 dp=1 point=1001 50:54:00:00:00:01 > ff:ff:ff:ff:ff:ff ARP weight=1`,
       '',
     ]);
-    const json = execFileSync(process.execPath, [cli, 'decode', '--ipfix', file, '--log-level', 'silent'], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
+    const json = jsonLines(cliOutput(['decode', '--ipfix', file, '--log-level', 'silent']));
     expect(json[1]).toEqual({
       source: 'ipfix',
       exporter: `127.0.0.1:${port}`,
@@ -180,19 +168,11 @@ describe('decode --ipfix: capture formats and link types', () => {
 
 describe('decode --ipfix --nb --sb: each record’s cookie through OVN', () => {
   let dbs: OvnDatabases;
-  const firewall = egressFirewallAcl({ namespace: 'payments', ruleIndex: 3, destination: '203.0.113.0/24', action: 'drop' });
 
   beforeAll(async () => {
     dbs = await startOvnDatabases();
     const nb = new NorthboundTransaction();
-    nb.samplingApps();
-    const collector = nb.collector();
-    const acl = nb.acl(firewall, { collector });
-    nb.portGroup({
-      name: namespacePortGroupName('payments'),
-      externalIds: dbObjectIds(DEFAULT_NETWORK_CONTROLLER, 'Namespace', [['k8s.ovn.org/name', 'payments']]),
-      acls: [acl],
-    });
+    addPaymentsFirewall(nb);
     await dbs.nbWriter.transact('OVN_Northbound', nb.operations);
   });
 
@@ -209,14 +189,14 @@ describe('decode --ipfix --nb --sb: each record’s cookie through OVN', () => {
     ];
     const file = write('ovn.pcapng', pcapngFile('ethernet', datagrams('127.0.0.1', '127.0.0.1', payloads)));
     const remotes = ['--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote, '--log-level', 'silent'];
-    const json = JSON.parse(execFileSync(process.execPath, [cli, 'decode', '--ipfix', file, ...remotes], { encoding: 'utf8' }));
+    const json = JSON.parse(cliOutput(['decode', '--ipfix', file, ...remotes]));
     expect(json.event).toMatchObject({
       status: 'decoded',
       app: 'acl-est',
       message: 'Dropped by egress firewall in namespace payments',
       action: 'drop',
     });
-    const text = execFileSync(process.execPath, [cli, 'decode', '--ipfix', file, '--format', 'text', ...remotes], { encoding: 'utf8' });
+    const text = cliOutput(['decode', '--ipfix', file, '--format', 'text', ...remotes]);
     expect(text).toBe(
       `exporter=127.0.0.1:50000 app=${OVNK_SAMPLING_APP_IDS['acl-est']} dp=7 point=${point} 10.244.0.5:43210 > 203.0.113.9:443 TCP weight=1 | Dropped by egress firewall in namespace payments\n`,
     );

@@ -1,6 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCookieCommand, decodeWithOvn } from '../../src/cli/commands/decode';
 import { DEFAULT_NB_REMOTE } from '../../src/cli/node-databases';
@@ -8,23 +6,20 @@ import { OvnCookieError, OvsdbConnectionError } from '../../src/errors';
 import { formatCookieHex } from '../../src/ovn/cookie';
 import { encodePsample } from '../../src/psample/encode';
 import { createInjector } from '../../src/psample/injector';
-import { runCli } from '../support/cli';
+import { cliOutput, runCliSync, startCli } from '../support/cli';
 import { fileNetns } from '../support/netns';
 import { waitFor } from '../support/receive';
 import { startOvnDatabases, type OvnDatabases } from '../ovn/support/ovn-databases';
 import {
   datapathBindingOp,
-  egressFirewallAcl,
-  namespacePortGroupName,
+  DEFAULT_NETWORK_CONTROLLER,
   NorthboundTransaction,
   OVNK_SAMPLING_APP_IDS,
   sampleMetadataOf,
   udnSwitchName,
-  dbObjectIds,
-  DEFAULT_NETWORK_CONTROLLER,
 } from '../ovn/support/ovnk-fixtures';
+import { addPaymentsFirewall, PAYMENTS_FIREWALL as firewall } from './support/payments-firewall';
 
-const firewall = egressFirewallAcl({ namespace: 'payments', ruleIndex: 3, destination: '203.0.113.0/24', action: 'drop' });
 const UDN = 'payments.vault';
 const ns = fileNetns('ovnps-decode-ovn-cli');
 
@@ -38,14 +33,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
   beforeAll(async () => {
     dbs = await startOvnDatabases();
     const nb = new NorthboundTransaction();
-    nb.samplingApps();
-    const collector = nb.collector();
-    const acl = nb.acl(firewall, { collector });
-    nb.portGroup({
-      name: namespacePortGroupName('payments'),
-      externalIds: dbObjectIds(DEFAULT_NETWORK_CONTROLLER, 'Namespace', [['k8s.ovn.org/name', 'payments']]),
-      acls: [acl],
-    });
+    addPaymentsFirewall(nb);
     const udnSwitch = nb.logicalSwitch({ name: udnSwitchName(UDN, 'node-a', 'layer2'), network: UDN, topology: 'layer2', role: 'primary' });
     const results = await dbs.nbWriter.transact('OVN_Northbound', nb.operations);
     await dbs.sbWriter.transact('OVN_Southbound', [
@@ -111,19 +99,14 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
   );
 
   describe('through the ovn-psample binary', () => {
-    const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
-    const run = (args: string[]): string => execFileSync(process.execPath, [cli, ...args], { encoding: 'utf8' });
-
     it('decode --cookie prints the event', () => {
       const cookie = cookieHex(OVNK_SAMPLING_APP_IDS['acl-new'], 7, sampleMetadataOf(firewall));
-      const json = JSON.parse(run(['decode', '--cookie', cookie, '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote]));
+      const json = JSON.parse(cliOutput(['decode', '--cookie', cookie, '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote]));
       expect(json.event).toMatchObject({ status: 'decoded', app: 'acl-new', message: 'Dropped by egress firewall in namespace payments' });
     });
 
     it('decode --cookie against an absent socket names the remote and why it could not be reached', () => {
-      const failure = spawnSync(process.execPath, [cli, 'decode', '--cookie', '2b000001000003ea', '--nb', 'unix:/nonexistent.sock'], {
-        encoding: 'utf8',
-      });
+      const failure = runCliSync(['decode', '--cookie', '2b000001000003ea', '--nb', 'unix:/nonexistent.sock']);
       expect(failure.status).toBe(1);
       expect(failure.stdout).toBe('');
       expect(failure.stderr).toMatch(/Cannot connect to OVN_Northbound: .*unix:\/nonexistent\.sock: connect ENOENT .*\[OVSDB_CONNECTION\]/);
@@ -134,19 +117,19 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
       const cookie = Buffer.from(cookieHex(OVNK_SAMPLING_APP_IDS['acl-est'], 7, sampleMetadataOf(firewall)), 'hex');
       const message = Buffer.from(encodePsample({ group: 10, proto: 0x800, userCookie: cookie, probability: true })).toString('hex');
       const remotes = ['--nb', dbs.nb.tcpRemote, '--sb', dbs.sb.tcpRemote];
-      const json = JSON.parse(run(['decode', '--hex', message, ...remotes]));
+      const json = JSON.parse(cliOutput(['decode', '--hex', message, ...remotes]));
       expect(json).toMatchObject({
         group: 10,
         ovn: { appId: OVNK_SAMPLING_APP_IDS['acl-est'], datapathKey: 7 },
         event: { status: 'decoded', app: 'acl-est', message: 'Dropped by egress firewall in namespace payments' },
       });
-      const text = run(['decode', '--format', 'text', '--hex', message, ...remotes]);
+      const text = cliOutput(['decode', '--format', 'text', '--hex', message, ...remotes]);
       expect(text.trim()).toMatch(/\| Dropped by egress firewall in namespace payments$/);
     });
 
     it('listen --nb --sb streams live samples with their OVN verdict', async () => {
       const group = 12;
-      const run = runCli([
+      const run = startCli([
         'listen',
         '--netns',
         ns.name,
@@ -174,7 +157,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
       const group = 13;
       const point = sampleMetadataOf(firewall);
       const remotes = ['--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote];
-      const listener = runCli(['listen', '--netns', ns.name, '--source', `usersock:34:${group}`, ...remotes]);
+      const listener = startCli(['listen', '--netns', ns.name, '--source', `usersock:34:${group}`, ...remotes]);
       await listener.listening;
       const injector = createInjector({ protocol: 'usersock', groupId: group, netns: ns.name });
       const lines = (): string[] => listener.stdout().split('\n').slice(0, -1);
@@ -189,7 +172,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
         ];
         for (const message of messages) injector.send(message);
         await waitFor(() => lines().length >= messages.length, 10_000, 'a line per sample');
-        const decoded = messages.map((message) => run(['decode', '--hex', Buffer.from(message).toString('hex'), ...remotes]).trim());
+        const decoded = messages.map((message) => cliOutput(['decode', '--hex', Buffer.from(message).toString('hex'), ...remotes]).trim());
         expect(lines()).toEqual(decoded);
         expect(lines().map((line) => (JSON.parse(line) as { event: { status: string; reason?: string } }).event)).toMatchObject([
           { status: 'decoded', message: 'Dropped by egress firewall in namespace payments' },
@@ -205,7 +188,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
         ]);
         try {
           await waitFor(
-            () => /"reason":"sample-not-found"/.test(run(['decode', '--hex', Buffer.from(messages[0]!).toString('hex'), ...remotes])),
+            () => /"reason":"sample-not-found"/.test(cliOutput(['decode', '--hex', Buffer.from(messages[0]!).toString('hex'), ...remotes])),
             10_000,
             'the change',
           );
@@ -222,7 +205,7 @@ describe('decode --cookie wiring (decodeCookieCommand, decodeWithOvn)', () => {
         }
       } finally {
         injector.close();
-        listener.kill('SIGTERM');
+        listener.child.kill('SIGTERM');
       }
       expect(await listener.exited).toBe(0);
     });

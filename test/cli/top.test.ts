@@ -5,33 +5,16 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { encodePsample } from '../../src/index';
 import { fileNetns } from '../support/netns';
-import { startCli } from './support/cli-process';
+import { cliMain, startCli } from '../support/cli';
 import { icmpEcho } from './support/frames';
 import { cookieOf, PODS, useOvnkNode } from './support/ovnk-node';
 
 const ns = fileNetns('ovnps-top');
 const GROUP = 16;
-const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 const node = useOvnkNode(ns, GROUP);
 
-function args(): string[] {
-  return [
-    'top',
-    '--netns',
-    ns.name,
-    '--source',
-    `usersock:34:${GROUP}`,
-    '--group',
-    '42',
-    '--nb',
-    node.dbs.nb.unixRemote,
-    '--sb',
-    node.dbs.sb.unixRemote,
-    '--log-format',
-    'json',
-  ];
-}
+const args = (): string[] => node.cliArgs('top', ['--group', '42']);
 
 /** `denied` packets tenant-b/client → shop/backend (pass then isolation drop) and `allowed` shop/frontend → shop/backend. */
 function traffic(denied: number, allowed: number, seq0: number): void {
@@ -68,7 +51,7 @@ async function screenUntil(session: string, test: (screen: string) => boolean, w
 it('top in a terminal: refreshes every second, sorts on keys, quits on q and gives the terminal back', async () => {
   const session = `ovnps-top-${process.pid}`;
   const logs = path.join(mkdtempSync(path.join(tmpdir(), 'ovnps-top-')), 'stderr.log');
-  const command = [process.execPath, cli, ...args()].map((word) => `'${word}'`).join(' ');
+  const command = [process.execPath, cliMain, ...args()].map((word) => `'${word}'`).join(' ');
   tmux('new-session', '-d', '-s', session, '-x', '220', '-y', '30', `${command} 2>${logs}; echo "top exited $?"; sleep 30`);
   try {
     await screenUntil(session, (screen) => screen.includes('ovn-psample top — last 10s, sorted by packets/s'), 'its header');

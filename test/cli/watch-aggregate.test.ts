@@ -1,69 +1,24 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodePsample } from '../../src/index';
 import { fileNetns } from '../support/netns';
 import { freePort } from '../support/ovsdb-server';
-import { startCli, type CliProcess } from './support/cli-process';
+import { jsonLines, startCli, type CliProcess } from '../support/cli';
 import { icmpEcho, tcpSyn, udp } from './support/frames';
-import { cookieOf, OUTSIDE_IP, PODS, useOvnkNode } from './support/ovnk-node';
+import { cookieOf, OUTSIDE_IP, PODS, PSAMPLE_GROUP, useOvnkNode, type NodeSample } from './support/ovnk-node';
 
 const ns = fileNetns('ovnps-cli-aggregate');
 const GROUP = 16;
-const PSAMPLE_GROUP = 42;
 const T0 = 1_750_000_000_123_456_789n;
 const MS = 1_000_000n;
-/** psample's probability 1 (2^32-1), and 1/2. */
-const ALWAYS = 0xffffffff;
+/** psample's probability 1/2 (probability 1 is 2^32-1). */
 const HALF = 0x7fffffff;
 
 const node = useOvnkNode(ns, GROUP);
 
-function watchArgs(args: readonly string[]): string[] {
-  return [
-    'watch',
-    '--netns',
-    ns.name,
-    '--source',
-    `usersock:34:${GROUP}`,
-    '--group',
-    String(PSAMPLE_GROUP),
-    '--nb',
-    node.dbs.nb.unixRemote,
-    '--sb',
-    node.dbs.sb.unixRemote,
-    '--log-format',
-    'json',
-    ...args,
-  ];
-}
+const watch = (args: readonly string[]): CliProcess => startCli(node.cliArgs('watch', ['--group', String(PSAMPLE_GROUP), ...args]));
 
-const watch = (args: readonly string[]): CliProcess => startCli(watchArgs(args));
+type Sample = NodeSample & { cookie: Uint8Array; at: bigint };
 
-interface Sample {
-  data: Uint8Array;
-  cookie: Uint8Array;
-  at: bigint;
-  rate?: number;
-  probability?: boolean;
-}
-
-function send(...samples: Sample[]): void {
-  for (const sample of samples) {
-    node.injector.send(
-      encodePsample({
-        group: PSAMPLE_GROUP,
-        proto: 0x800,
-        iifindex: 1,
-        data: sample.data,
-        userCookie: sample.cookie,
-        timestampNs: sample.at,
-        rate: sample.rate ?? ALWAYS,
-        probability: sample.probability ?? true,
-      }),
-    );
-  }
-}
+const send = (...samples: Sample[]): void => node.send(...samples);
 
 /** tenant-b/client pings shop/backend: the admin network policy passes it, the namespace's isolation drops it. */
 function passThenDrop(seq: number, at: bigint): Sample[] {
@@ -75,13 +30,6 @@ function passThenDrop(seq: number, at: bigint): Sample[] {
 }
 
 type Line = Record<string, unknown> & { type: string };
-
-const lines = (stdout: string): Line[] =>
-  stdout
-    .trimEnd()
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Line);
 
 const settle = (ms = 500): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -123,9 +71,8 @@ describe('watch --aggregate', () => {
     );
     await settle();
     expect(run.stdout()).toBe('');
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
-    const records = lines(run.stdout());
+    expect(await run.stop('SIGTERM')).toBe(0);
+    const records = jsonLines<Line>(run.stdout());
     expect(records.map((record) => record.type)).toEqual(['flow', 'flow', 'flow', 'flow', 'interval']);
     const [ping, http, https, dns, interval] = records as [Line, Line, Line, Line, Line];
     expect(ping).toMatchObject({
@@ -194,11 +141,10 @@ describe('watch --aggregate', () => {
       at: T0 + MS,
     });
     const deadline = Date.now() + 10_000;
-    while (!lines(run.stdout()).some((record) => record.type === 'interval' && record.flows === 1) && Date.now() < deadline)
+    while (!jsonLines<Line>(run.stdout()).some((record) => record.type === 'interval' && record.flows === 1) && Date.now() < deadline)
       await settle(100);
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
-    const records = lines(run.stdout());
+    expect(await run.stop('SIGTERM')).toBe(0);
+    const records = jsonLines<Line>(run.stdout());
     const flows = records.filter((record) => record.type === 'flow');
     expect(flows).toEqual([expect.objectContaining({ verdict: 'drop', sampledPackets: 1, samples: 2 })]);
     const intervals = records.filter((record) => record.type === 'interval');
@@ -229,7 +175,8 @@ describe('watch --aggregate', () => {
       tcp(40_004, 4, T0 + 4n * MS),
     );
     const deadline = Date.now() + 10_000;
-    const full = (): Line | undefined => lines(run.stdout()).find((record) => record.type === 'interval' && record.sampledPackets !== 0);
+    const full = (): Line | undefined =>
+      jsonLines<Line>(run.stdout()).find((record) => record.type === 'interval' && record.sampledPackets !== 0);
     while (full() === undefined && Date.now() < deadline) await settle(100);
     expect(full()).toMatchObject({
       flows: 2,
@@ -239,7 +186,7 @@ describe('watch --aggregate', () => {
       overflow: { sampledPackets: 2, samples: 2, packets: 4 },
     });
     expect(
-      lines(run.stdout())
+      jsonLines<Line>(run.stdout())
         .filter((record) => record.type === 'flow')
         .map((record) => [record.dstPort, record.sampledPackets]),
     ).toEqual([
@@ -249,8 +196,7 @@ describe('watch --aggregate', () => {
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toMatch(/^ovn_psample_flow_overflow_packets_total 2$/m);
     expect(metrics).toMatch(/^ovn_psample_flow_records_total 2$/m);
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGTERM')).toBe(0);
     const summary = await run.logged((record) => String(record.msg).startsWith('summary'), 'the summary');
     expect(summary).toMatchObject({ shown: 5, flowRecords: 2, flowOverflow: 2 });
   });
@@ -267,17 +213,11 @@ describe('watch --aggregate', () => {
   });
 
   it('a reader of stdout that stops reading holds the records back, not the counting: when it reads again every record is whole', async () => {
-    const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
     // Thousands of flows of a few hundred bytes each: more than a pipe holds.
-    const child = spawn(process.execPath, [cli, ...watchArgs(['--aggregate', '1', '--aggregate-max-flows', '100000'])], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    child.stdout.pause();
+    const run = watch(['--aggregate', '1', '--aggregate-max-flows', '100000']);
+    run.child.stdout!.pause();
     const deadline = Date.now() + 20_000;
-    while (!stderr.includes('"msg":"listening') && Date.now() < deadline) await settle(50);
+    await run.listening;
     const FLOWS = 3000;
     for (let i = 0; i < FLOWS; i++) {
       send({
@@ -288,22 +228,19 @@ describe('watch --aggregate', () => {
     }
     // Nobody reads for two intervals.
     await settle(2500);
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stdout.resume();
+    run.child.stdout!.resume();
     // While it streams, a chunk of the pipe can end inside a record: only whole lines are counted.
     const counted = (): number =>
-      lines(stdout.slice(0, stdout.lastIndexOf('\n') + 1))
+      jsonLines<Line>(run.stdout().slice(0, run.stdout().lastIndexOf('\n') + 1))
         .filter((record) => record.type === 'interval')
         .reduce((sum, record) => sum + (record.sampledPackets as number), 0);
     while (counted() < FLOWS && Date.now() < deadline + 20_000) await settle(100);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    const records = lines(stdout);
+    expect(await run.stop('SIGTERM')).toBe(0);
+    const records = jsonLines<Line>(run.stdout());
     expect(records.filter((record) => record.type === 'flow')).toHaveLength(FLOWS);
     expect(new Set(records.filter((record) => record.type === 'flow').map((record) => record.dstPort)).size).toBe(FLOWS);
     expect(counted()).toBe(FLOWS);
-    expect(stderr).toMatch(/"flowRecords":3000/);
+    expect(run.stderr()).toMatch(/"flowRecords":3000/);
   });
 
   it.each([
@@ -331,6 +268,6 @@ describe('watch --aggregate', () => {
   it('takes --format json, which its records are', async () => {
     const run = watch(['--aggregate', '60', '--format', 'json', '--duration', '1']);
     expect(await run.exited).toBe(0);
-    expect(lines(run.stdout()).map((record) => record.type)).toEqual(['interval']);
+    expect(jsonLines<Line>(run.stdout()).map((record) => record.type)).toEqual(['interval']);
   });
 });

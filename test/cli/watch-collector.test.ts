@@ -4,7 +4,7 @@ import { fileNetns } from '../support/netns';
 import { createServer } from 'node:net';
 import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
 import { freePort } from '../support/ovsdb-server';
-import { cliPid, startCli, type StartCliOptions } from './support/cli-process';
+import { cliPid, injectedSourceArgs, message, startCli, type StartCliOptions } from '../support/cli';
 
 const ns = fileNetns('ovnps-watch-collector');
 let node: NodeOvs;
@@ -30,16 +30,8 @@ function processIdentity(pid: number | 'self'): Record<string, string> {
 }
 
 function watch(args: readonly string[], options: StartCliOptions = {}): ReturnType<typeof startCli> {
-  return startCli(
-    ['watch', '--netns', ns.name, '--source', 'usersock:34:13', '--no-enrich', '--db', node.remote, '--log-format', 'json', ...args],
-    options,
-  );
+  return startCli(injectedSourceArgs('watch', ns.name, 13, ['--no-enrich', '--db', node.remote, ...args]), options);
 }
-
-const message =
-  (pattern: RegExp) =>
-  (record: Record<string, unknown>): boolean =>
-    pattern.test(String(record.msg));
 
 describe('watch and the OVS collector set', () => {
   it.each(['SIGINT', 'SIGTERM'] as const)('--add-ovs-collector adds set 42 with group 42 on start and removes it on %s', async (signal) => {
@@ -129,8 +121,7 @@ describe('watch and the OVS collector set', () => {
     });
     await node.insertCollectorSet({ id: 42, localGroupId: 124, externalIds: { owner: 'ovnk-debug' } });
     await run.logged(message(/now sends to psample group 124, not 123: no more samples reach this watch; restart it/), 'the group change');
-    run.child.kill('SIGINT');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGINT')).toBe(0);
     expect(await node.collectorSetRows()).toEqual([
       expect.objectContaining({ local_group_id: 124, external_ids: { owner: 'ovnk-debug' } }),
     ]);
@@ -145,8 +136,7 @@ describe('watch and the OVS collector set', () => {
     expect(await node.collectorSetRows()).toEqual([
       expect.objectContaining({ local_group_id: 123, external_ids: expect.objectContaining({ owner: 'ovn-psample' }) }),
     ]);
-    run.child.kill('SIGINT');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGINT')).toBe(0);
     expect(await node.collectorSetRows()).toEqual([]);
   });
 
@@ -174,19 +164,7 @@ describe('watch and the OVS collector set', () => {
   it('--add-ovs-collector refuses, and adds nothing, when the datapath lacks psample', async () => {
     const old = await startNodeOvs({ psample: 'false' });
     try {
-      const run = startCli([
-        'watch',
-        '--netns',
-        ns.name,
-        '--source',
-        'usersock:34:13',
-        '--no-enrich',
-        '--db',
-        old.remote,
-        '--add-ovs-collector',
-        '--log-format',
-        'json',
-      ]);
+      const run = startCli(injectedSourceArgs('watch', ns.name, 13, ['--no-enrich', '--db', old.remote, '--add-ovs-collector']));
       expect(await run.exited).toBe(1);
       expect(run.records().find((record) => record.level === 60)).toMatchObject({ code: 'OVS_PSAMPLE_UNSUPPORTED' });
       expect(await old.collectorSetRows()).toEqual([]);
@@ -245,8 +223,7 @@ describe('watch and the OVS collector set', () => {
     await run.logged((record) => record.msg === `not ready: ${why}` && record.level === 40, 'not ready');
     expect(await get('/readyz')).toEqual([503, `not ready: ${why}\n`]);
     expect(await get('/healthz')).toEqual([200, 'ok\n']);
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGTERM')).toBe(0);
     expect(run.records().find(message(/^summary:/))).toMatchObject({
       ready: false,
       everReady: true,

@@ -9,7 +9,7 @@ import { formatCookieHex } from '../../src/ovn/cookie';
 import { haveOvsVswitchd, OvsExporter } from '../ipfix/support/ovs-exporter';
 import { sampleMetadataOf, OVNK_SAMPLING_APP_IDS } from '../ovn/support/ovnk-fixtures';
 import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
-import { startCli, type CliProcess } from './support/cli-process';
+import { jsonLines, message, startCli, type CliProcess } from '../support/cli';
 import { ACLS, DEFAULT_KEY, PODS, startOvnkNodeDatabases, type AclName, type OvnkNodeDatabases, type Pod } from './support/ovnk-node';
 
 const root = process.getuid?.() === 0;
@@ -37,11 +37,6 @@ function ping(from: Pod, to: Pod, ttl = 64): string {
     `ipv4(src=${from.ip},dst=${to.ip},proto=1,tos=0,ttl=${ttl},frag=no),icmp(type=8,code=0)`
   );
 }
-
-const message =
-  (pattern: RegExp) =>
-  (record: Record<string, unknown>): boolean =>
-    pattern.test(String(record.msg));
 
 const listeningIpfix = (run: CliProcess): Promise<Record<string, unknown>> =>
   run.logged(message(/^listening for OVS IPFIX/), 'the IPFIX socket bound');
@@ -110,11 +105,7 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       await ovs.receive('p1', ping(PODS.client, PODS.backend));
       await ovs.receive('p1', ping(PODS.frontend, PODS.backend));
       expect(await run.exited).toBe(0);
-      const lines = run
-        .stdout()
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = jsonLines(run.stdout());
       expect(lines).toEqual([
         expect.objectContaining({
           verdict: 'drop',
@@ -212,8 +203,7 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect(text).toMatch(/^ovn_psample_ipfix_sequence_lost_total 0$/m);
       expect(text).toMatch(/^ovn_psample_ipfix_queued 0$/m);
       expect(text).toMatch(/^# HELP ovn_psample_ipfix_receive_buffer_drops_total IPFIX source: datagrams the kernel dropped/m);
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
+      expect(await run.stop('SIGTERM')).toBe(0);
     });
   });
 
@@ -291,13 +281,8 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect(text).toMatch(
         new RegExp(`^ovn_psample_verdict_packets_total\\{action="allow",[^}]*policy="allow-frontend"[^}]*\\} ${HALF_WEIGHT * sent}$`, 'm'),
       );
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
-      const lines = run
-        .stdout()
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(await run.stop('SIGTERM')).toBe(0);
+      const lines = jsonLines(run.stdout());
       expect(lines).toEqual([
         expect.objectContaining({ type: 'flow', verdict: 'allow', sampledPackets: sent, samples: sent, packets: HALF_WEIGHT * sent }),
         expect.objectContaining({ type: 'interval', flows: 1, sampledPackets: sent, samples: sent, packets: HALF_WEIGHT * sent }),
@@ -365,8 +350,7 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       // OVS now exports set 42's samples to the watch.
       await ovs.receive('p1', ping(PODS.client, PODS.backend));
       await until(() => run.stdout().includes('"verdict":"drop"'), 'the drop line');
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
+      expect(await run.stop('SIGTERM')).toBe(0);
       expect(await ipfixRows()).toEqual([]);
       expect(await collectorSets()).toBe('');
       expect(run.records().find(message(/^removed Flow_Sample_Collector_Set 42 on br0/))).toBeDefined();
@@ -389,8 +373,7 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect(rows[0]!.externalIds).toContain(`ovn-psample-pid=${second.child.pid}`);
       await ovs.receive('p1', ping(PODS.frontend, PODS.backend));
       await until(() => second.stdout().includes('"verdict":"allow"'), 'the allow line through the taken-over row');
-      second.child.kill('SIGINT');
-      expect(await second.exited).toBe(0);
+      expect(await second.stop('SIGINT')).toBe(0);
       expect(await ipfixRows()).toEqual([]);
       expect(await collectorSets()).toBe('');
     });
@@ -407,8 +390,7 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       expect((await ipfixRows()).map((row) => row.targets)).toEqual([`127.0.0.1:${port}`]);
       await ovs.receive('p1', ping(PODS.client, PODS.backend));
       await until(() => run.stdout().includes('"verdict":"drop"'), 'the drop line after the set came back');
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
+      expect(await run.stop('SIGTERM')).toBe(0);
       expect(await ipfixRows()).toEqual([]);
       expect(await collectorSets()).toBe('');
     });
@@ -424,8 +406,7 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       await until(() => run.stdout().includes('"verdict":"drop"'), 'the drop line after the restart');
       // ovs-vswitchd and the watch are connected again before the watch is stopped.
       await until(async () => (await ovs.databaseSessions()) >= sessions, `${sessions} ovsdb-server sessions again`);
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
+      expect(await run.stop('SIGTERM')).toBe(0);
       expect(await ipfixRows()).toEqual([]);
       expect(await collectorSets()).toBe('');
     });
@@ -437,8 +418,7 @@ describe.skipIf(!root || !haveOvsVswitchd())('--source ipfix with OVS 3.1 export
       await listeningIpfix(run);
       expect(run.records().find(message(/^attached IPFIX to 127\.0\.0\.1:\d+ to Flow_Sample_Collector_Set 42/))).toBeDefined();
       expect(await ipfixRows()).toHaveLength(1);
-      run.child.kill('SIGTERM');
-      expect(await run.exited).toBe(0);
+      expect(await run.stop('SIGTERM')).toBe(0);
       expect(await ipfixRows()).toEqual([]);
       expect(await collectorSets()).toMatch(/^id\s+: 42\nipfix\s+: \[\]$/);
     });
@@ -487,8 +467,7 @@ describe.skipIf(!root)('a node whose datapath has psample: IPFIX never by defaul
     await listeningIpfix(forced);
     expect(forced.records().find(message(/^--force-ipfix: ovs-vswitchd found the psample action/))).toBeDefined();
     expect(await ipfixRows()).toHaveLength(1);
-    forced.child.kill('SIGTERM');
-    expect(await forced.exited).toBe(0);
+    expect(await forced.stop('SIGTERM')).toBe(0);
     expect(await ipfixRows()).toEqual([]);
     expect(await node.collectorSetRows()).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { encodePsample, OvnPsampleMetrics, type NetworkEvent } from '../../src/index';
 import { fileNetns } from '../support/netns';
 import { freePort } from '../support/ovsdb-server';
-import { startCli } from './support/cli-process';
+import { startCli } from '../support/cli';
 import { icmpEcho } from './support/frames';
 import { cookieOf, PODS, useOvnkNode } from './support/ovnk-node';
 import { startPrometheus } from './support/prometheus';
@@ -15,23 +15,7 @@ const node = useOvnkNode(ns, GROUP);
 
 it('watch --metrics: a real Prometheus scrapes samples, drops, decode outcomes, connections, mirror sizes and policy denials by namespace', async () => {
   const port = await freePort();
-  const run = startCli([
-    'watch',
-    '--netns',
-    ns.name,
-    '--source',
-    `usersock:34:${GROUP}`,
-    '--group',
-    '42',
-    '--nb',
-    node.dbs.nb.unixRemote,
-    '--sb',
-    node.dbs.sb.unixRemote,
-    '--log-format',
-    'json',
-    '--metrics',
-    `127.0.0.1:${port}`,
-  ]);
+  const run = startCli(node.cliArgs('watch', ['--group', '42', '--metrics', `127.0.0.1:${port}`]));
   await run.listening;
   // Ready once the socket has joined and both OVN databases are synced.
   await run.logged((record) => record.msg === 'ready', 'ready');
@@ -88,8 +72,7 @@ it('watch --metrics: a real Prometheus scrapes samples, drops, decode outcomes, 
     expect(await prometheus.query('ovn_psample_mirror_rows{database="OVN_Northbound",table="Logical_Switch_Port"}')).toBe(6);
   } finally {
     await prometheus.stop();
-    run.child.kill('SIGINT');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGINT')).toBe(0);
   }
 });
 

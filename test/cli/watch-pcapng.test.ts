@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createInjector, encodePsample, type PsampleInjector } from '../../src/index';
 import { fileNetns } from '../support/netns';
 import { startNodeOvs, type NodeOvs } from '../ovs/support/ovs-database';
-import { startCli } from './support/cli-process';
+import { injectedSourceArgs, startCli, type CliProcess, type StartCliOptions } from '../support/cli';
 import { icmpEcho, tcpSyn } from './support/frames';
 import { cookieOf, PODS, startOvnkNodeDatabases, type OvnkNodeDatabases } from './support/ovnk-node';
 
@@ -75,6 +75,25 @@ function tshark(file: string): string[][] {
     .map((line) => line.split('\t'));
 }
 
+/** watch until the two packets `inject()` sends, interface names from OVS, pods from OVN. */
+const watchTwo = (args: readonly string[], options?: StartCliOptions): CliProcess =>
+  startCli(
+    injectedSourceArgs('watch', ns.name, GROUP, [
+      '--group',
+      '42',
+      '--db',
+      ovs.remote,
+      '--nb',
+      dbs.nb.unixRemote,
+      '--sb',
+      dbs.sb.unixRemote,
+      '--count',
+      '2',
+      ...args,
+    ]),
+    options,
+  );
+
 const expected = [
   [
     '1',
@@ -102,27 +121,7 @@ const expected = [
 
 it('--pcapng FILE: tshark reads the packets, kernel timestamps in ns, one interface per ingress ifindex (named from OVS), the chain and cookies as comments', async () => {
   const file = join(dir, 'watch.pcapng');
-  const run = startCli([
-    'watch',
-    '--netns',
-    ns.name,
-    '--source',
-    `usersock:34:${GROUP}`,
-    '--group',
-    '42',
-    '--db',
-    ovs.remote,
-    '--nb',
-    dbs.nb.unixRemote,
-    '--sb',
-    dbs.sb.unixRemote,
-    '--log-format',
-    'json',
-    '--count',
-    '2',
-    '--pcapng',
-    file,
-  ]);
+  const run = watchTwo(['--pcapng', file]);
   await run.listening;
   inject();
   expect(await run.exited).toBe(0);
@@ -132,32 +131,7 @@ it('--pcapng FILE: tshark reads the packets, kernel timestamps in ns, one interf
 
 it('--pcapng - streams pcapng on stdout (text then goes nowhere but --output)', async () => {
   const text = join(dir, 'watch.txt');
-  const run = startCli(
-    [
-      'watch',
-      '--netns',
-      ns.name,
-      '--source',
-      `usersock:34:${GROUP}`,
-      '--group',
-      '42',
-      '--db',
-      ovs.remote,
-      '--nb',
-      dbs.nb.unixRemote,
-      '--sb',
-      dbs.sb.unixRemote,
-      '--log-format',
-      'json',
-      '--count',
-      '2',
-      '--pcapng',
-      '-',
-      '--output',
-      text,
-    ],
-    { binaryStdout: true },
-  );
+  const run = watchTwo(['--pcapng', '-', '--output', text], { binaryStdout: true });
   await run.listening;
   inject();
   expect(await run.exited).toBe(0);

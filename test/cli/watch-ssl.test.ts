@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { encodePsample } from '../../src/index';
 import { fileNetns } from '../support/netns';
-import { startCli } from './support/cli-process';
+import { injectedSourceArgs, jsonLines, startCli, type CliProcess } from '../support/cli';
 import { icmpEcho } from './support/frames';
 import { cookieOf, PODS, useOvnkNode } from './support/ovnk-node';
 
@@ -11,34 +11,18 @@ const GROUP = 14;
 const PSAMPLE_GROUP = 42;
 const node = useOvnkNode(ns, GROUP, { ssl: true });
 
-function remotes(): string[] {
-  return ['--nb', node.dbs.nb.sslRemote, '--sb', node.dbs.sb.sslRemote];
+/** watch on the node's ssl: remotes, with `credentials` (--private-key, --certificate, --ca-cert). */
+function watch(credentials: readonly string[], args: readonly string[] = []): CliProcess {
+  const remotes = ['--nb', node.dbs.nb.sslRemote, '--sb', node.dbs.sb.sslRemote];
+  return startCli(injectedSourceArgs('watch', ns.name, GROUP, ['--group', String(PSAMPLE_GROUP), ...remotes, ...credentials, ...args]));
 }
 
 it('watch decodes through ssl: NB and SB with the credentials named as ovn-nbctl names them', async () => {
   const pki = node.dbs.pki!;
-  const run = startCli([
-    'watch',
-    '--netns',
-    ns.name,
-    '--source',
-    `usersock:34:${GROUP}`,
-    '--group',
-    String(PSAMPLE_GROUP),
-    ...remotes(),
-    '--private-key',
-    pki.clientKey,
-    '--certificate',
-    pki.clientCert,
-    '--ca-cert',
-    pki.caCert,
-    '--format',
-    'json',
-    '--count',
-    '1',
-    '--log-format',
-    'json',
-  ]);
+  const run = watch(
+    ['--private-key', pki.clientKey, '--certificate', pki.clientCert, '--ca-cert', pki.caCert],
+    ['--format', 'json', '--count', '1'],
+  );
   await run.listening;
   node.injector.send(
     encodePsample({
@@ -50,7 +34,8 @@ it('watch decodes through ssl: NB and SB with the credentials named as ovn-nbctl
     }),
   );
   expect(await run.exited).toBe(0);
-  const event = JSON.parse(run.stdout().trim()) as { verdict: string; message: string; src: unknown; dst: unknown };
+  const [event, ...more] = jsonLines(run.stdout());
+  expect(more).toEqual([]);
   expect(event).toMatchObject({
     verdict: 'allow',
     message: 'Allowed by network policy allow-frontend in namespace shop',
@@ -61,38 +46,14 @@ it('watch decodes through ssl: NB and SB with the credentials named as ovn-nbctl
 
 it('refuses ssl: remotes without all three credentials (exit 2), and names a CA that does not sign the server (exit 1)', async () => {
   const pki = node.dbs.pki!;
-  const partial = startCli([
-    'watch',
-    '--netns',
-    ns.name,
-    '--source',
-    `usersock:34:${GROUP}`,
-    '--group',
-    String(PSAMPLE_GROUP),
-    ...remotes(),
-    '--private-key',
-    pki.clientKey,
-  ]);
+  const partial = watch(['--private-key', pki.clientKey]);
   expect(await partial.exited).toBe(2);
   expect(partial.stderr()).toMatch(/ssl: remotes need all three of --private-key, --certificate and --ca-cert/);
-  const stranger = startCli([
-    'watch',
-    '--netns',
-    ns.name,
-    '--source',
-    `usersock:34:${GROUP}`,
-    '--group',
-    String(PSAMPLE_GROUP),
-    ...remotes(),
-    '--private-key',
-    pki.clientKey,
-    '--certificate',
-    pki.clientCert,
-    '--ca-cert',
-    pki.otherCaCert,
-    '--log-format',
-    'text',
-  ]);
+  // The last --log-format wins: text, whose error line ends with the code.
+  const stranger = watch(
+    ['--private-key', pki.clientKey, '--certificate', pki.clientCert, '--ca-cert', pki.otherCaCert],
+    ['--log-format', 'text'],
+  );
   expect(await stranger.exited).toBe(1);
   expect(stranger.stderr()).toMatch(/ssl:127\.0\.0\.1:\d+: .*certificate chain ends at a CA other than .*\[OVSDB_CONNECTION\]/);
 });

@@ -1,16 +1,14 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonLines } from '../support/cli';
 import { ensureCollectorSet, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
 import { run, settle, traffic } from '../support/lab/shell';
+import { LISTENING_PSAMPLE, startWatch } from '../support/lab/watch';
 
 // `ovn-psample watch --add-ovs-collector` on the ovn-kubernetes-shaped node
 // (support/ovnk-node.sh) with no collector set configured beforehand: it must
 // make the set, print one verdict line per packet with pod names for the
 // allow, isolation-drop, ANP-pass chain and egress-firewall cases, and remove
 // its set at exit.
-
-const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 interface Step {
   verdict: string;
@@ -51,24 +49,7 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
 
   it('--add-ovs-collector: verdict lines with pod names for allow, isolation drop, the ANP pass chain and the egress firewall; the set is removed at exit', async () => {
     expect(collectorSets()).toBe('');
-    const child = spawn(process.execPath, [CLI, 'watch', '--add-ovs-collector', '--format', 'json', '--log-format', 'json'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`watch did not start listening within 60 s:\n${stderr}`)), 60_000);
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (/"msg":"listening/.test(stderr)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      void exited.then((code) => reject(new Error(`watch exited (${code}) before listening:\n${stderr}`)));
-    });
+    const watch = await startWatch(['--add-ovs-collector'], LISTENING_PSAMPLE);
     expect(collectorSets()).toMatch(new RegExp(`^${node.collectorSetId}\\s+${42}\\s+.*owner=ovn-psample`, 's'));
 
     const ping = async (from: string, to: string, count: number): Promise<void> => {
@@ -79,14 +60,9 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
     await ping('tenant-b_client', 'shop_backend', 1);
     await ping('shop_frontend', 'ext_host', 1);
     await settle(1500);
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
+    expect(await watch.stop('SIGINT')).toBe(0);
 
-    const events = stdout
-      .trimEnd()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as WatchEvent);
+    const events = jsonLines<WatchEvent>(watch.stdout());
     const between = (src: string, dst: string): WatchEvent[] =>
       events.filter((e) => e.src.ip === podOf(node, src).ip && e.dst.ip === podOf(node, dst).ip);
 
@@ -123,6 +99,7 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
       message: 'Dropped by egress firewall in namespace shop',
     });
 
+    const stderr = watch.stderr();
     expect(stderr).toMatch(
       /"msg":"added Flow_Sample_Collector_Set 42 on br-int \(made by ovn-psample watch \(pid \d+\)\) with psample group 42; it is removed at exit"/,
     );
@@ -132,31 +109,14 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
   });
   it('--aggregate: at SIGINT a record per flow with pods, protocol, ICMP type and verdict chain, the packets OVS sampled at probability 1, and the interval line', async () => {
     expect(collectorSets()).toBe('');
-    const child = spawn(process.execPath, [CLI, 'watch', '--add-ovs-collector', '--aggregate', '3600', '--log-format', 'json'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`watch did not start listening within 60 s:\n${stderr}`)), 60_000);
-      child.stderr.on('data', (d: Buffer) => {
-        stderr += d.toString();
-        if (/"msg":"listening/.test(stderr)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      void exited.then((code) => reject(new Error(`watch exited (${code}) before listening:\n${stderr}`)));
-    });
+    // --format json is what --aggregate writes anyway.
+    const watch = await startWatch(['--add-ovs-collector', '--aggregate', '3600'], LISTENING_PSAMPLE);
     await traffic('shop_frontend', 'ping', ['-c', '3', '-i', '0.3', '-W', '1', podOf(node, 'shop_backend').ip]);
     await traffic('shop_frontend', 'ping', ['-c', '2', '-i', '0.3', '-W', '1', podOf(node, 'shop_db').ip]);
     await settle(1500);
     // Nothing per packet: the interval is an hour.
-    expect(stdout).toBe('');
-    child.kill('SIGINT');
-    expect(await exited).toBe(0);
+    expect(watch.stdout()).toBe('');
+    expect(await watch.stop('SIGINT')).toBe(0);
 
     interface FlowRecord extends Omit<WatchEvent, 'samples'> {
       type: string;
@@ -166,10 +126,7 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
       samples: number;
       packets: number;
     }
-    const records = stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as FlowRecord);
+    const records = jsonLines<FlowRecord>(watch.stdout());
     const flows = records.filter((record) => record.type === 'flow');
     const interval = records.at(-1)!;
     expect(interval).toMatchObject({ type: 'interval', flows: flows.length, overflow: { sampledPackets: 0 } });
@@ -203,7 +160,7 @@ describe('ovn-psample watch on an ovn-kubernetes-shaped node (real OVS 3.5, OVN 
         packets: 2,
       }),
     ]);
-    expect(stderr).toMatch(/"flowRecords":\d+/);
+    expect(watch.stderr()).toMatch(/"flowRecords":\d+/);
     expect(collectorSets()).toBe('');
   });
 });

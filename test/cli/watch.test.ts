@@ -2,66 +2,36 @@ import { readFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodePsample } from '../../src/index';
 import { fileNetns } from '../support/netns';
-import { startCli, type CliProcess } from './support/cli-process';
+import { injectedSourceArgs, jsonLines, startCli, type CliProcess } from '../support/cli';
 import { icmpEcho, tcpSyn, udp } from './support/frames';
-import { ACLS, cookieOf, MANAGEMENT_IP, OUTSIDE_IP, PODS, UDN_KEY, UDN_POD, useOvnkNode } from './support/ovnk-node';
+import {
+  ACLS,
+  cookieOf,
+  MANAGEMENT_IP,
+  OUTSIDE_IP,
+  PODS,
+  PSAMPLE_GROUP,
+  UDN_KEY,
+  UDN_POD,
+  useOvnkNode,
+  type NodeSample,
+} from './support/ovnk-node';
 
 const ns = fileNetns('ovnps-cli-watch');
 const GROUP = 11;
-const PSAMPLE_GROUP = 42;
 const T0 = 1_750_000_000_123_456_789n;
 
 const node = useOvnkNode(ns, GROUP);
 
 function watch(args: readonly string[]): CliProcess {
-  return startCli(
-    [
-      'watch',
-      '--netns',
-      ns.name,
-      '--source',
-      `usersock:34:${GROUP}`,
-      '--group',
-      String(PSAMPLE_GROUP),
-      '--nb',
-      node.dbs.nb.unixRemote,
-      '--sb',
-      node.dbs.sb.unixRemote,
-      '--log-format',
-      'json',
-      ...args,
-    ],
-    {
-      env: { TZ: 'UTC' },
-    },
-  );
+  return startCli(node.cliArgs('watch', ['--group', String(PSAMPLE_GROUP), ...args]), { env: { TZ: 'UTC' } });
 }
 
-interface Sample {
-  data: Uint8Array;
-  cookie?: Uint8Array;
-  at?: bigint;
-  iifindex?: number;
-}
+type Sample = NodeSample;
 
-function send(...samples: Sample[]): void {
-  for (const sample of samples) {
-    node.injector.send(
-      encodePsample({
-        group: PSAMPLE_GROUP,
-        proto: 0x800,
-        iifindex: sample.iifindex ?? 1,
-        data: sample.data,
-        ...(sample.cookie === undefined ? {} : { userCookie: sample.cookie }),
-        timestampNs: sample.at ?? T0,
-        rate: 0xffffffff,
-        probability: true,
-      }),
-    );
-  }
-}
+/** Samples at T0 unless told. */
+const send = (...samples: Sample[]): void => node.send(...samples.map((sample) => ({ at: T0, ...sample })));
 
 const ping = (from: { ip: string }, to: { ip: string }, seq = 1): Uint8Array => icmpEcho({ src: from.ip, dst: to.ip, seq });
 
@@ -168,11 +138,8 @@ describe('watch --format json', () => {
       { data: ping({ ip: MANAGEMENT_IP }, PODS.db, 6), cookie: cookieOf('isolation'), at: T0 + 1_000_000n },
       { data: ping(PODS.frontend, { ip: OUTSIDE_IP }, 7), cookie: cookieOf('egressFirewall'), at: T0 + 2_000_000n },
     );
-    const { stdout } = await finished(run);
-    const events = stdout
-      .trimEnd()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { src: unknown; dst: unknown; message: string });
+    await finished(run);
+    const events = jsonLines<{ src: unknown; dst: unknown; message: string }>(run.stdout());
     expect(events[0]!.src).toEqual({
       kind: 'pod',
       ip: UDN_POD.ip,
@@ -210,8 +177,7 @@ describe('watch --format json', () => {
       lastLine = run.stdout().trimEnd().split('\n')[lines() - 1] ?? '';
     }
     expect(lastLine).toContain('"src":{"kind":"cluster","ip":"10.244.0.9","network":"default"}');
-    run.child.kill('SIGINT');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGINT')).toBe(0);
   });
 });
 
@@ -306,14 +272,8 @@ describe('watch filters', () => {
     send(...mix());
     await run.logged(() => false, 'nothing', 0).catch(() => undefined);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    run.child.kill('SIGTERM');
-    expect(await run.exited).toBe(0);
-    const shown = run
-      .stdout()
-      .trimEnd()
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => (JSON.parse(line) as { chain: { policy: string }[] }).chain[0]!.policy);
+    expect(await run.stop('SIGTERM')).toBe(0);
+    const shown = jsonLines<{ chain: { policy: string }[] }>(run.stdout()).map((line) => line.chain[0]!.policy);
     expect(shown).toEqual(firstPolicies);
     const summary = await run.logged((record) => String(record.msg).startsWith('summary'), 'the summary');
     expect(summary).toMatchObject({ packets: 5, shown: firstPolicies.length, filtered: 5 - firstPolicies.length });
@@ -347,8 +307,7 @@ describe('watch accounting and lifecycle', () => {
     );
     node.injector.send(Uint8Array.from([16, 0, 0, 0, 34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])); // a header-only message: malformed
     await new Promise((resolve) => setTimeout(resolve, 500));
-    run.child.kill('SIGINT');
-    expect(await run.exited).toBe(0);
+    expect(await run.stop('SIGINT')).toBe(0);
     expect(run.stdout()).toBe('');
     const lines = readFileSync(output, 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(3);
@@ -399,18 +358,7 @@ describe('watch accounting and lifecycle', () => {
   });
 
   it('--no-enrich shows cookies without OVN', async () => {
-    const run = startCli([
-      'watch',
-      '--netns',
-      ns.name,
-      '--source',
-      `usersock:34:${GROUP}`,
-      '--no-enrich',
-      '--log-format',
-      'json',
-      '--count',
-      '1',
-    ]);
+    const run = startCli(injectedSourceArgs('watch', ns.name, GROUP, ['--no-enrich', '--count', '1']));
     await run.listening;
     send({ data: ping(PODS.frontend, PODS.backend, 40), cookie: cookieOf('allowFrontend') });
     expect(await run.exited).toBe(0);
@@ -418,17 +366,7 @@ describe('watch accounting and lifecycle', () => {
   });
 
   it('fails at once, the cause named, when the named OVN database is not there (exit 1)', async () => {
-    const run = startCli([
-      'watch',
-      '--netns',
-      ns.name,
-      '--source',
-      `usersock:34:${GROUP}`,
-      '--nb',
-      'unix:/nonexistent/nb.sock',
-      '--log-format',
-      'json',
-    ]);
+    const run = startCli(injectedSourceArgs('watch', ns.name, GROUP, ['--nb', 'unix:/nonexistent/nb.sock']));
     expect(await run.exited).toBe(1);
     const fatal = run.records().find((record) => record.level === 60);
     expect(fatal).toMatchObject({

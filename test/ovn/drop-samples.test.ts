@@ -1,10 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flowPointId } from '../../src/ovn/cookie';
 import { OvnSampleDecoder } from '../../src/ovn/decoder';
 import { formatOvnEvent } from '../../src/ovn/event-text';
 import { eventually, startOvnDatabases, type OvnDatabases } from './support/ovn-databases';
+import { cliOutput } from '../support/cli';
 import { datapathBindingOp, logicalFlowOp, NorthboundTransaction } from './support/ovnk-fixtures';
 
 // OVN's two kinds of drop samples (issue 18), against real NB and SB ovsdb-servers on OVN 25.03's
@@ -225,14 +224,7 @@ describe("OVN's drop samples, ovn-northd's and ovn-controller's (real OVN 25.03 
   });
 
   it('ovn-psample decode --cookie 010000000000002c prints the table, not a stale flow', () => {
-    const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
-    const output = execFileSync(
-      process.execPath,
-      [cli, 'decode', '--cookie', '010000000000002c', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote],
-      {
-        encoding: 'utf8',
-      },
-    );
+    const output = cliOutput(['decode', '--cookie', '010000000000002c', '--nb', dbs.nb.unixRemote, '--sb', dbs.sb.unixRemote]);
     expect(JSON.parse(output).event).toMatchObject({
       status: 'decoded',
       message: CHECK_LOOPBACK,

@@ -25,12 +25,6 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((ovs) => ovs.close()));
 });
 
-async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = runCli(args);
-  const code = await run.exited;
-  return { code, stdout: run.stdout(), stderr: run.stderr() };
-}
-
 describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () => {
   let node: NodeOvs;
   beforeAll(async () => {
@@ -42,14 +36,14 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
   });
 
   it('collector add creates set 42 on br-int marked as ours and prints its group; add again reuses it; remove removes it', async () => {
-    const first = await cli(['collector', 'add', '--db', node.remote]);
+    const first = await runCli(['collector', 'add', '--db', node.remote]);
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('42\n');
     expect(first.stderr).toMatch(/created Flow_Sample_Collector_Set 42 on br-int with psample group 42/);
     const rows = await node.collectorSetRows();
     expect(rows).toEqual([expect.objectContaining({ id: 42, local_group_id: 42, external_ids: { owner: 'ovn-psample' } })]);
 
-    const again = await cli(['collector', 'add', '--db', node.remote, '--group', '7', '--format', 'json']);
+    const again = await runCli(['collector', 'add', '--db', node.remote, '--group', '7', '--format', 'json']);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({
       group: 42,
@@ -59,28 +53,28 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
     });
     expect(again.stderr).toMatch(/--group 7 ignored: the existing set uses group 42/);
 
-    const list = await cli(['collector', 'list', '--db', node.remote]);
+    const list = await runCli(['collector', 'list', '--db', node.remote]);
     expect(list.stdout).toMatch(
       /^BRIDGE\s+ID\s+PSAMPLE-GROUP\s+IPFIX\s+OWNER\nbr-int\s+42\s+42\s+no\s+ovn-psample \(ours\)\npsample on br-int \(system datapath, OVS 3\.5\.0\): yes\./,
     );
 
-    const removed = await cli(['collector', 'remove', '--db', node.remote]);
+    const removed = await runCli(['collector', 'remove', '--db', node.remote]);
     expect(removed.code).toBe(0);
     expect(removed.stderr).toMatch(/removed Flow_Sample_Collector_Set 42 on br-int \(psample group 42\)/);
     expect(await node.collectorSetRows()).toEqual([]);
-    const nothing = await cli(['collector', 'remove', '--db', node.remote]);
+    const nothing = await runCli(['collector', 'remove', '--db', node.remote]);
     expect(nothing.code).toBe(0);
     expect(nothing.stderr).toMatch(/no Flow_Sample_Collector_Set 42 on br-int: nothing to remove/);
   });
 
   it("reuses the group of ovnkube-observ's set without touching it, and refuses to remove it", async () => {
     const uuid = await node.insertCollectorSet({ id: 42, localGroupId: 123, externalIds: { owner: 'ovnk-debug' } });
-    const added = await cli(['collector', 'add', '--db', node.remote, '--format', 'json']);
+    const added = await runCli(['collector', 'add', '--db', node.remote, '--format', 'json']);
     expect(added.code).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({ group: 123, created: false, set: { uuid, owner: 'ovnk-debug', ours: false } });
     expect(added.stderr).toMatch(/already sends samples to psample group 123 \(owned by ovnk-debug\): reusing it unchanged/);
 
-    const refused = await cli(['collector', 'remove', '--db', node.remote]);
+    const refused = await runCli(['collector', 'remove', '--db', node.remote]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/owned by ovnk-debug: ovn-psample removes only sets it made.*OVS_COLLECTOR_CONFLICT/);
     expect(await node.collectorSetRows()).toEqual([{ _uuid: uuid, id: 42, local_group_id: 123, external_ids: { owner: 'ovnk-debug' } }]);
@@ -88,7 +82,7 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
 
   it('refuses a set without local_group_id and says what to do, leaving it as it was', async () => {
     const uuid = await node.insertCollectorSet({ id: 42, externalIds: { owner: 'netobserv' } });
-    const refused = await cli(['collector', 'add', '--db', node.remote]);
+    const refused = await runCli(['collector', 'add', '--db', node.remote]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(
@@ -101,7 +95,7 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
 
   it('another --id and --group create a second set alongside', async () => {
     await node.insertCollectorSet({ id: 42, localGroupId: 123, externalIds: { owner: 'ovnk-debug' } });
-    const added = await cli(['collector', 'add', '--db', node.remote, '--id', '7', '--group', '77']);
+    const added = await runCli(['collector', 'add', '--db', node.remote, '--id', '7', '--group', '77']);
     expect(added.stdout).toBe('77\n');
     const ovs = await open(node);
     expect(collectorSets(ovs).map((set) => [set.id, set.localGroupId, set.owner])).toEqual([
@@ -243,7 +237,7 @@ describe('collector on a node whose datapath has psample (OVS 3.5 schema)', () =
   it('names the missing bridge', async () => {
     const ovs = await open(node);
     await expect(addCollector(ovs, { bridge: 'br-nope' })).rejects.toThrow(OvsBridgeNotFoundError);
-    const run = await cli(['collector', 'add', '--db', node.remote, '--bridge', 'br-nope']);
+    const run = await runCli(['collector', 'add', '--db', node.remote, '--bridge', 'br-nope']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/no bridge br-nope: ovn-controller creates br-int.*--bridge.*OVS_BRIDGE_NOT_FOUND/);
   });
@@ -260,7 +254,7 @@ describe('collector where the datapath cannot emit psample samples', () => {
       const ovs = await LocalOvs.open(node.remote);
       await expect(addCollector(ovs, {})).rejects.toThrow(OvsPsampleUnsupportedError);
       await ovs.close();
-      const run = await cli(['collector', 'add', '--db', node.remote]);
+      const run = await runCli(['collector', 'add', '--db', node.remote]);
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(reason);
       expect(run.stderr).toMatch(/OVS_PSAMPLE_UNSUPPORTED/);
@@ -273,7 +267,7 @@ describe('collector where the datapath cannot emit psample samples', () => {
   it('adds the set but warns when OVS has not said (no Datapath row)', async () => {
     const node = await startNodeOvs({ datapathRow: false });
     try {
-      const run = await cli(['collector', 'add', '--db', node.remote]);
+      const run = await runCli(['collector', 'add', '--db', node.remote]);
       expect(run.code).toBe(0);
       expect(run.stdout).toBe('42\n');
       expect(run.stderr).toMatch(/no Datapath row for \\?"system\\?" \(ovn-controller creates it\)/);
@@ -303,12 +297,12 @@ describe('collector where the datapath cannot emit psample samples', () => {
       const ovs = await LocalOvs.open(server.unixRemote);
       opened.push(ovs);
       await expect(addCollector(ovs)).rejects.toThrow(OvsPsampleUnsupportedError);
-      const list = await cli(['collector', 'list', '--db', server.unixRemote]);
+      const list = await runCli(['collector', 'list', '--db', server.unixRemote]);
       expect(list.code).toBe(0);
       expect(list.stdout).toMatch(
         /psample on br-int \(system datapath\): no\. The OVS database \(schema 8\.3\.0\) has no Flow_Sample_Collector_Set\.local_group_id: Open vSwitch is older than 3\.4, without local sampling\..*collector add --ipfix/,
       );
-      const add = await cli(['collector', 'add', '--db', server.unixRemote]);
+      const add = await runCli(['collector', 'add', '--db', server.unixRemote]);
       expect(add.code).toBe(1);
       expect(add.stderr).toMatch(
         /older than 3\.4, without local sampling.*collector add --ipfix 127\.0\.0\.1:4739.*OVS_PSAMPLE_UNSUPPORTED/,
@@ -320,13 +314,13 @@ describe('collector where the datapath cannot emit psample samples', () => {
 });
 
 it('collector refuses wrong usage with exit 2 before connecting', async () => {
-  const run = await cli(['collector', 'add', '--id', 'x', '--db', 'unix:/nonexistent']);
+  const run = await runCli(['collector', 'add', '--id', 'x', '--db', 'unix:/nonexistent']);
   expect(run.code).toBe(2);
   expect(run.stderr).toMatch(/--id x: give a whole number from 0 to 4294967295/);
 });
 
 it('collector says where it looked when the OVS database is not there', async () => {
-  const run = await cli(['collector', 'list', '--db', 'unix:/nonexistent/db.sock']);
+  const run = await runCli(['collector', 'list', '--db', 'unix:/nonexistent/db.sock']);
   expect(run.code).toBe(1);
   expect(run.stderr).toMatch(
     /No OVS database at unix:\/nonexistent\/db\.sock: run this as root on a node where Open vSwitch runs, or pass --db REMOTE/,
@@ -338,10 +332,10 @@ it('collector speaks to an ssl: OVS database with the credentials named as ovs-v
   try {
     const pki = server.pki!;
     const ssl = ['--private-key', pki.clientKey, '--certificate', pki.clientCert, '--ca-cert', pki.caCert];
-    const run = await cli(['collector', 'list', '--db', server.sslRemote, ...ssl, '--format', 'json']);
+    const run = await runCli(['collector', 'list', '--db', server.sslRemote, ...ssl, '--format', 'json']);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ sets: [], psample: { bridge: 'br-int', supported: null } });
-    const partial = await cli(['collector', 'list', '--db', server.sslRemote, '--private-key', pki.clientKey]);
+    const partial = await runCli(['collector', 'list', '--db', server.sslRemote, '--private-key', pki.clientKey]);
     expect(partial.code).toBe(2);
     expect(partial.stderr).toMatch(/ssl: remotes need all three of --private-key, --certificate and --ca-cert/);
   } finally {

@@ -12,12 +12,6 @@ import { runCli } from '../support/cli';
 import { haveOvsVswitchd, OvsExporter } from '../ipfix/support/ovs-exporter';
 import { startNodeOvs } from './support/ovs-database';
 
-async function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = runCli(args);
-  const code = await run.exited;
-  return { code, stdout: run.stdout(), stderr: run.stderr() };
-}
-
 const PACKET =
   'in_port(1),eth(src=50:54:00:00:00:01,dst=50:54:00:00:00:02),eth_type(0x0800),ipv4(src=10.0.0.1,dst=10.0.0.2,proto=6,tos=0,ttl=64,frag=no),tcp(src=40000,dst=80)';
 
@@ -53,12 +47,12 @@ describe.skipIf(!haveOvsVswitchd())('collector add --ipfix on real OVS 3.1 (no p
 
   it('makes set 42 with an IPFIX row of its own, OVS exports to the source; remove takes both away and the export stops', async () => {
     const target = `127.0.0.1:${source.port}`;
-    const add = await cli(['collector', 'add', '--ipfix', target, ...db()]);
+    const add = await runCli(['collector', 'add', '--ipfix', target, ...db()]);
     expect(add.code, add.stderr).toBe(0);
     expect(add.stdout).toBe(`${target}\n`);
     expect(add.stderr).toContain('IPFIX makes every sampled packet an upcall to ovs-vswitchd');
     expect(add.stderr).toContain('meter=slowpath');
-    const list = await cli(['collector', 'list', ...db()]);
+    const list = await runCli(['collector', 'list', ...db()]);
     expect(list.stdout).toMatch(new RegExp(`br0\\s+42\\s+-\\s+${target.replace(/\./g, '\\.')}\\s+ovn-psample \\(ours\\)`));
     expect(list.stdout).toMatch(/psample on br0 \(dummy datapath\): no\./);
 
@@ -69,7 +63,7 @@ describe.skipIf(!haveOvsVswitchd())('collector add --ipfix on real OVS 3.1 (no p
     }, 'a record from OVS');
     expect(samples.at(-1)).toMatchObject({ observationDomainId: 0x2b000001, observationPointId: 77 });
 
-    const remove = await cli(['collector', 'remove', ...db()]);
+    const remove = await runCli(['collector', 'remove', ...db()]);
     expect(remove.code, remove.stderr).toBe(0);
     expect(await rows('Flow_Sample_Collector_Set')).toEqual([]);
     expect(await rows('IPFIX')).toEqual([]);
@@ -133,12 +127,12 @@ describe.skipIf(!haveOvsVswitchd())('collector add --ipfix on real OVS 3.1 (no p
       'ipfix=@i',
       'external_ids:owner=netobserv',
     );
-    const add = await cli(['collector', 'add', '--ipfix', `127.0.0.1:${source.port}`, ...db()]);
+    const add = await runCli(['collector', 'add', '--ipfix', `127.0.0.1:${source.port}`, ...db()]);
     expect(add.code).toBe(1);
     expect(add.stderr).toMatch(
       /already exports IPFIX to 192\.0\.2\.9:4739.*never changes an IPFIX row it did not make.*OVS_COLLECTOR_CONFLICT/,
     );
-    const remove = await cli(['collector', 'remove', ...db()]);
+    const remove = await runCli(['collector', 'remove', ...db()]);
     expect(remove.code).toBe(1);
     expect(JSON.stringify(await rows('IPFIX'))).toContain('192.0.2.9:4739');
   });
@@ -150,7 +144,7 @@ describe.skipIf(!haveOvsVswitchd())('collector add --ipfix on real OVS 3.1 (no p
       ['--force-ipfix'],
       ['--ipfix', '127.0.0.1:4739', '--group', '5'],
     ]) {
-      const run = await cli(['collector', 'add', ...args, ...db()]);
+      const run = await runCli(['collector', 'add', ...args, ...db()]);
       expect(run.code, args.join(' ')).toBe(2);
     }
     expect(await rows('Flow_Sample_Collector_Set')).toEqual([]);
@@ -164,11 +158,21 @@ describe('collector add --ipfix on a node whose datapath has psample (OVS 3.5 sc
       const local = await LocalOvs.open(node.remote);
       await expect(addIpfixCollector(local, { target: '127.0.0.1:4739' })).rejects.toThrow(OvsIpfixNotNeededError);
       await local.close();
-      const refused = await cli(['collector', 'add', '--ipfix', '127.0.0.1:4739', '--db', node.remote]);
+      const refused = await runCli(['collector', 'add', '--ipfix', '127.0.0.1:4739', '--db', node.remote]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/found the psample action.*send it twice.*--force-ipfix.*OVS_IPFIX_NOT_NEEDED/);
       expect(await node.collectorSetRows()).toEqual([]);
-      const forced = await cli(['collector', 'add', '--ipfix', '127.0.0.1:4739', '--force-ipfix', '--db', node.remote, '--format', 'json']);
+      const forced = await runCli([
+        'collector',
+        'add',
+        '--ipfix',
+        '127.0.0.1:4739',
+        '--force-ipfix',
+        '--db',
+        node.remote,
+        '--format',
+        'json',
+      ]);
       expect(forced.code, forced.stderr).toBe(0);
       expect(JSON.parse(forced.stdout).ipfix).toMatchObject({ target: '127.0.0.1:4739', made: 'set', forced: true });
       expect(forced.stderr).toContain('--force-ipfix');
@@ -177,7 +181,7 @@ describe('collector add --ipfix on a node whose datapath has psample (OVS 3.5 sc
         { op: 'select', table: 'IPFIX', where: [], columns: ['targets', 'template_interval'] },
       ])) as [{ rows: unknown[] }];
       expect(ipfix.rows).toEqual([{ targets: '127.0.0.1:4739', template_interval: OWN_ROW_TEMPLATE_INTERVAL_S }]);
-      const remove = await cli(['collector', 'remove', '--db', node.remote]);
+      const remove = await runCli(['collector', 'remove', '--db', node.remote]);
       expect(remove.code).toBe(0);
       expect(await node.collectorSetRows()).toEqual([]);
     } finally {

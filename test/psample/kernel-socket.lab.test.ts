@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createInjector, encodePsample, type PsampleMessage } from '../../src/index';
-import { loadModules } from '../support/lab/kernel';
 import { createNetnsPair, deleteNetns, type NetnsEnd } from '../support/lab/netns';
-import { runInNetns, settle, traffic } from '../support/lab/shell';
+import { settle, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
+import { addClsact, addSampleFilter, deleteFilter, everyPacketTo, loadTcSampleModules } from '../support/lab/tc';
 
 // What only a kernel with the psample family can show: its own group events on the "config"
 // group, and that a root process multicasting on psample's "packets" group is not believed.
@@ -14,9 +14,9 @@ let peer: NetnsEnd;
 describe('the real psample family', () => {
   const open = openPsampleForEachTest();
   beforeAll(() => {
-    loadModules('psample', 'act_sample', 'cls_matchall', 'sch_ingress', 'veth');
+    loadTcSampleModules();
     [sampled, peer] = createNetnsPair('ks', '10.78.0');
-    runInNetns(sampled.netns, 'tc', ['qdisc', 'add', 'dev', sampled.dev, 'clsact']);
+    addClsact(sampled);
   });
   afterAll(() => deleteNetns(sampled.netns, peer.netns));
 
@@ -24,23 +24,8 @@ describe('the real psample family', () => {
     const socket = open({ netns: sampled.netns, config: true });
     const events: PsampleMessage[] = [];
     socket.on('group', (g) => events.push(g));
-    runInNetns(sampled.netns, 'tc', [
-      'filter',
-      'add',
-      'dev',
-      sampled.dev,
-      'ingress',
-      'pref',
-      '5',
-      'matchall',
-      'action',
-      'sample',
-      'rate',
-      '1',
-      'group',
-      '61',
-    ]);
-    runInNetns(sampled.netns, 'tc', ['filter', 'del', 'dev', sampled.dev, 'ingress', 'pref', '5']);
+    addSampleFilter(sampled, { pref: 5, action: everyPacketTo(61) });
+    deleteFilter(sampled, 'ingress', 5);
     await settle(500);
     expect(events.map((e) => [e.command, e.group])).toEqual([
       ['new-group', 61],
@@ -58,25 +43,10 @@ describe('the real psample family', () => {
     const impostor = createInjector({ protocol: 'generic', groupId: socket.groupId, netns: sampled.netns });
     impostor.send(encodePsample({ group: 62, groupSeq: 0, proto: 0x800 }, { familyId: socket.familyId }));
     impostor.close();
-    runInNetns(sampled.netns, 'tc', [
-      'filter',
-      'add',
-      'dev',
-      sampled.dev,
-      'ingress',
-      'pref',
-      '6',
-      'matchall',
-      'action',
-      'sample',
-      'rate',
-      '1',
-      'group',
-      '62',
-    ]);
+    addSampleFilter(sampled, { pref: 6, action: everyPacketTo(62) });
     await traffic(peer.netns, 'ping', ['-c', '2', '-i', '0.2', sampled.ip]);
     await settle(500);
-    runInNetns(sampled.netns, 'tc', ['filter', 'del', 'dev', sampled.dev, 'ingress', 'pref', '6']);
+    deleteFilter(sampled, 'ingress', 6);
     expect(socket.stats()).toMatchObject({ rejectedSender: 1, received: samples.length });
     expect(samples.length).toBeGreaterThanOrEqual(2);
     expect(samples.every((s) => s.iifindex > 0)).toBe(true);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PsampleDropEvent } from '../../src/index';
-import { loadModules } from '../support/lab/kernel';
 import { createNetnsPair, deleteNetns, type NetnsEnd } from '../support/lab/netns';
 import { collectSamples } from '../support/lab/samples';
-import { runInNetns, traffic } from '../support/lab/shell';
+import { traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
+import { addClsact, addSampleFilter, everyPacketTo, loadTcSampleModules } from '../support/lab/tc';
 
 // A flood of tc samples into a receive buffer that holds only a couple of
 // messages makes the kernel drop samples for real. tc numbers every sample of
@@ -21,9 +21,9 @@ describe('overload: kernel drops are counted exactly', () => {
   const open = openPsampleForEachTest();
 
   beforeAll(() => {
-    loadModules('psample', 'act_sample', 'cls_matchall', 'sch_ingress', 'veth');
+    loadTcSampleModules();
     [sampled, flooder] = createNetnsPair('fl', '10.80.0');
-    runInNetns(sampled.netns, 'tc', ['qdisc', 'add', 'dev', sampled.dev, 'clsact']);
+    addClsact(sampled);
   });
 
   afterAll(() => deleteNetns(sampled.netns, flooder.netns));
@@ -33,22 +33,7 @@ describe('overload: kernel drops are counted exactly', () => {
     const dropEvents: PsampleDropEvent[] = [];
     socket.on('drop', (event: PsampleDropEvent) => dropEvents.push(event));
     // The group is created with the filter, after the socket: no sample predates the socket.
-    runInNetns(sampled.netns, 'tc', [
-      'filter',
-      'add',
-      'dev',
-      sampled.dev,
-      'ingress',
-      'protocol',
-      'ip',
-      'matchall',
-      'action',
-      'sample',
-      'rate',
-      '1',
-      'group',
-      String(GROUP),
-    ]);
+    addSampleFilter(sampled, { protocol: 'ip', action: everyPacketTo(GROUP) });
     const lastSeq = FLOOD + TAIL - 1;
     const pending = collectSamples(socket, (s) => s.some((m) => m.groupSeq === lastSeq), `GROUP_SEQ ${lastSeq}`, 120_000);
     await traffic(flooder.netns, 'ping', ['-f', '-l', '100', '-c', String(FLOOD), '-s', '1400', '-q', sampled.ip]);

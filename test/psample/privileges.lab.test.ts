@@ -1,19 +1,18 @@
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { jsonLines, startCli, type CliProcess } from '../support/cli';
 import { loadModules, unloadModule } from '../support/lab/kernel';
 import { createNetnsPair, deleteNetns, type NetnsEnd } from '../support/lab/netns';
 import { startOvs, stopOvs } from '../support/lab/ovs';
-import { runInNetns, traffic } from '../support/lab/shell';
+import { traffic } from '../support/lab/shell';
+import { deleteClsact, loadTcSampleModules, sampleIngress } from '../support/lab/tc';
 
 // Least privilege on the real kernel: `ovn-psample listen` as nobody with CAP_NET_ADMIN alone
 // (setpriv) receives tc act_sample samples; without the capability it fails naming it; as root
 // with --drop-privileges=nobody it keeps receiving after the drop, and a psample reload then
 // ends it with PSAMPLE_PERMISSION. The lines printed with "PROOF" are the issue's evidence.
 const GROUP = 91;
-const CLI = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 // listen decodes through OVN when /var/run/ovn/ovnnb_db.sock exists (another lab file may have
 // started OVN): an empty tmpfs over it, in a mount namespace of the run's own.
 const HIDE_OVN = 'if [ -d /var/run/ovn ]; then mount -t tmpfs -o size=64k ovn-hidden /var/run/ovn || exit 1; fi; exec "$@"';
@@ -38,43 +37,19 @@ let sampled: NetnsEnd;
 let peer: NetnsEnd;
 let ovsWasRunning = false;
 
-interface Listen {
-  pid: number;
+interface Listen extends CliProcess {
   command: string;
-  listening: Promise<void>;
-  exited: Promise<number | null>;
-  stdout(): string;
-  stderr(): string;
 }
 
 /** `ovn-psample listen ARGS` inside the sampled namespace, under `setpriv SETPRIV` when given. */
 function listen(setpriv: readonly string[] | undefined, args: readonly string[]): Listen {
-  const inner = [...(setpriv === undefined ? [] : ['setpriv', ...setpriv]), process.execPath, CLI, 'listen', ...args];
-  const argv = ['--mount', 'sh', '-c', HIDE_OVN, 'sh', 'ip', 'netns', 'exec', sampled.netns, ...inner];
+  const hidingOvn = ['unshare', '--mount', 'sh', '-c', HIDE_OVN, 'sh'];
+  const netnsExec = ['ip', 'netns', 'exec', sampled.netns, ...(setpriv === undefined ? [] : ['setpriv', ...setpriv])];
   // unshare, sh, ip netns exec and setpriv each exec the next: the pid ends up being node's.
-  const child = spawn('unshare', argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const listening = new Promise<void>((resolve, reject) => {
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      if (stderr.includes('listening')) resolve();
-    });
-    child.on('exit', () => reject(new Error(`listen exited before listening: ${stderr}`)));
-  });
-  listening.catch(() => undefined);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-  void exited.then(() => clearTimeout(timer));
-  return {
-    pid: child.pid!,
-    command: `ip netns exec ${sampled.netns} ${inner.join(' ')}`,
-    listening,
-    exited,
-    stdout: () => stdout,
-    stderr: () => stderr,
-  };
+  const run = startCli(['listen', ...args], { wrapper: [...hidingOvn, ...netnsExec] });
+  const timer = setTimeout(() => run.child.kill('SIGKILL'), 90_000);
+  void run.exited.then(() => clearTimeout(timer));
+  return Object.assign(run, { command: run.child.spawnargs.slice(hidingOvn.length).join(' ') });
 }
 
 /** The credential lines of every thread of `pid`, as /proc shows them. */
@@ -93,46 +68,15 @@ const proofLine = (t: Record<string, string>): string =>
   `tid ${t.tid} ${t.Name}: Uid ${t.Uid} Gid ${t.Gid} Groups ${t.Groups || '-'} CapInh ${t.CapInh} CapPrm ${t.CapPrm} CapEff ${t.CapEff} CapBnd ${t.CapBnd} CapAmb ${t.CapAmb} NoNewPrivs ${t.NoNewPrivs}`;
 
 const groupSeqs = (stdout: string): Array<[number, number]> =>
-  stdout
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const sample = JSON.parse(line) as { group: number; groupSeq: number };
-      return [sample.group, sample.groupSeq];
-    });
+  jsonLines<{ group: number; groupSeq: number }>(stdout).map((sample) => [sample.group, sample.groupSeq]);
 
 function ping(count: number): Promise<void> {
   return traffic(peer.netns, 'ping', ['-c', String(count), '-i', '0.2', sampled.ip]);
 }
 
-function addSampleFilter(): void {
-  runInNetns(sampled.netns, 'tc', ['qdisc', 'add', 'dev', sampled.dev, 'clsact']);
-  runInNetns(sampled.netns, 'tc', [
-    'filter',
-    'add',
-    'dev',
-    sampled.dev,
-    'ingress',
-    'protocol',
-    'ip',
-    'matchall',
-    'action',
-    'sample',
-    'rate',
-    '1',
-    'group',
-    String(GROUP),
-  ]);
-}
-
-function removeSampleFilter(): void {
-  runInNetns(sampled.netns, 'tc', ['qdisc', 'del', 'dev', sampled.dev, 'clsact']);
-}
-
 describe('least privilege on the real kernel', () => {
   beforeAll(() => {
-    loadModules('psample', 'act_sample', 'cls_matchall', 'sch_ingress', 'veth');
+    loadTcSampleModules();
     [sampled, peer] = createNetnsPair('pv', '10.83.0');
   });
   afterAll(() => {
@@ -142,15 +86,15 @@ describe('least privilege on the real kernel', () => {
   });
 
   it('setpriv: nobody with CAP_NET_ADMIN alone receives real tc act_sample samples', async () => {
-    addSampleFilter();
+    sampleIngress(sampled, GROUP);
     try {
       const run = listen(ONLY_NET_ADMIN, ['--group', String(GROUP), '--count', '3', '--format', 'json']);
       await run.listening;
-      const [main] = threadStatus(run.pid);
+      const [main] = threadStatus(run.child.pid!);
       await ping(3);
       expect(await run.exited).toBe(0);
       console.log(`PROOF setpriv: ${run.command}`);
-      console.log(`PROOF setpriv /proc/${run.pid}/status: ${proofLine(main!)}`);
+      console.log(`PROOF setpriv /proc/${run.child.pid!}/status: ${proofLine(main!)}`);
       console.log(
         `PROOF setpriv samples: ${JSON.stringify(groupSeqs(run.stdout()))} (group, GROUP_SEQ); ${run.stderr().trim().split('\n').pop()}`,
       );
@@ -168,7 +112,7 @@ describe('least privilege on the real kernel', () => {
         [GROUP, 2],
       ]);
     } finally {
-      removeSampleFilter();
+      deleteClsact(sampled);
     }
   });
 
@@ -182,11 +126,11 @@ describe('least privilege on the real kernel', () => {
   });
 
   it('--drop-privileges=nobody as root: every thread ends up nobody without capabilities, and samples keep flowing', async () => {
-    addSampleFilter();
+    sampleIngress(sampled, GROUP);
     try {
       const run = listen(undefined, ['--group', String(GROUP), '--count', '3', '--format', 'json', '--drop-privileges=nobody']);
       await run.listening;
-      const threads = threadStatus(run.pid);
+      const threads = threadStatus(run.child.pid!);
       await ping(3);
       expect(await run.exited).toBe(0);
       console.log(`PROOF drop: ${run.command}`);
@@ -196,7 +140,7 @@ describe('least privilege on the real kernel', () => {
           .split('\n')
           .find((line) => line.includes('privileges dropped'))}`,
       );
-      for (const thread of threads) console.log(`PROOF drop /proc/${run.pid}/task/${proofLine(thread)}`);
+      for (const thread of threads) console.log(`PROOF drop /proc/${run.child.pid!}/task/${proofLine(thread)}`);
       console.log(`PROOF drop samples after the drop: ${JSON.stringify(groupSeqs(run.stdout()))} (group, GROUP_SEQ)`);
       expect(threads.map((t) => t.Name)).toContain('psample-reader');
       for (const thread of threads) {
@@ -218,7 +162,7 @@ describe('least privilege on the real kernel', () => {
         [GROUP, 2],
       ]);
     } finally {
-      removeSampleFilter();
+      deleteClsact(sampled);
     }
   });
 

@@ -8,8 +8,9 @@ import { loadModules, unloadModule } from '../support/lab/kernel';
 import { createNetnsPair, deleteNetns, type NetnsEnd } from '../support/lab/netns';
 import { startOvs, stopOvs } from '../support/lab/ovs';
 import { collectSamples } from '../support/lab/samples';
-import { runInNetns, traffic } from '../support/lab/shell';
+import { traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
+import { deleteClsact, loadTcSampleModules, sampleIngress } from '../support/lab/tc';
 
 // The psample module unloaded and loaded again under a live socket (a kernel module reload, an
 // Open vSwitch upgrade): the kernel drops the socket's membership with the family, and the family
@@ -20,31 +21,6 @@ const LIBRARY = path.join(__dirname, '..', '..', 'dist', 'index.js');
 let sampled: NetnsEnd;
 let peer: NetnsEnd;
 let ovsWasRunning = false;
-
-function addSampleFilter(): void {
-  runInNetns(sampled.netns, 'tc', ['qdisc', 'add', 'dev', sampled.dev, 'clsact']);
-  runInNetns(sampled.netns, 'tc', [
-    'filter',
-    'add',
-    'dev',
-    sampled.dev,
-    'ingress',
-    'protocol',
-    'ip',
-    'matchall',
-    'action',
-    'sample',
-    'rate',
-    '1',
-    'group',
-    String(GROUP),
-  ]);
-}
-
-/** The tc actions hold act_sample, which holds psample: they go with the qdisc. */
-function removeSampleFilter(): void {
-  runInNetns(sampled.netns, 'tc', ['qdisc', 'del', 'dev', sampled.dev, 'clsact']);
-}
 
 function waitForGaps(gaps: PsampleGapEvent[], count: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -61,7 +37,7 @@ function waitForGaps(gaps: PsampleGapEvent[], count: number): Promise<void> {
 describe('psample unloaded and loaded again under a live socket (real kernel)', () => {
   const open = openPsampleForEachTest();
   beforeAll(() => {
-    loadModules('psample', 'act_sample', 'cls_matchall', 'sch_ingress', 'veth');
+    loadTcSampleModules();
     [sampled, peer] = createNetnsPair('rl', '10.81.0');
   });
   afterAll(() => {
@@ -76,23 +52,23 @@ describe('psample unloaded and loaded again under a live socket (real kernel)', 
     socket.on('gap', (gap) => gaps.push(gap));
     const familyBefore = socket.familyId;
 
-    addSampleFilter();
+    sampleIngress(sampled, GROUP);
     const before = collectSamples(socket, (s) => s.length >= 3, '3 samples before the reload');
     await traffic(peer.netns, 'ping', ['-c', '3', '-i', '0.2', sampled.ip]);
     expect((await before).every((s) => s.group === GROUP)).toBe(true);
 
-    removeSampleFilter();
+    deleteClsact(sampled);
     ovsWasRunning = stopOvs();
     await unloadModule('psample');
     await waitForGaps(gaps, 1);
     loadModules('psample', 'act_sample');
     await waitForGaps(gaps, 2);
 
-    addSampleFilter();
+    sampleIngress(sampled, GROUP);
     const after = collectSamples(socket, (s) => s.length >= 3, '3 samples after the reload');
     await traffic(peer.netns, 'ping', ['-c', '3', '-i', '0.2', sampled.ip]);
     const samples = await after;
-    removeSampleFilter();
+    deleteClsact(sampled);
 
     // A new group of the new family: its sequence starts again.
     expect(samples.map((s) => [s.group, s.groupSeq])).toEqual([
@@ -112,27 +88,27 @@ describe('psample unloaded and loaded again under a live socket (real kernel)', 
     const listener = startStoppableListener();
     try {
       await listener.until((line) => line.kind === 'open', 'the socket to open');
-      addSampleFilter();
+      sampleIngress(sampled, GROUP);
       await traffic(peer.netns, 'ping', ['-c', '3', '-i', '0.2', sampled.ip]);
       await listener.until((line) => line.kind === 'sample', 'a sample before the reload');
 
       listener.child.kill('SIGSTOP');
       await traffic(peer.netns, 'ping', ['-c', '300', '-i', '0.002', '-q', sampled.ip]);
-      removeSampleFilter();
+      deleteClsact(sampled);
       ovsWasRunning = stopOvs() || ovsWasRunning;
       await unloadModule('psample');
       loadModules('psample', 'act_sample');
       listener.child.kill('SIGCONT');
 
       const end = await listener.until((line) => line.kind === 'gap' && line.phase === 'end', 'the gap to end');
-      addSampleFilter();
+      sampleIngress(sampled, GROUP);
       const samplesBefore = listener.lines.length;
       await traffic(peer.netns, 'ping', ['-c', '3', '-i', '0.2', sampled.ip]);
       await listener.until(
         (line, index) => index >= samplesBefore && line.kind === 'sample' && line.groupSeq === 2,
         'three samples after the reload',
       );
-      removeSampleFilter();
+      deleteClsact(sampled);
       listener.child.stdin!.end();
       const stats = await listener.until((line) => line.kind === 'stats', 'the final stats');
       console.log(`missed notifications: gap end ${JSON.stringify(end)}, stats ${JSON.stringify(stats)}`);

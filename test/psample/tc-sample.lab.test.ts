@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decodePacket } from '../../src/index';
-import { loadModules } from '../support/lab/kernel';
 import { createNetnsPair, deleteNetns, ifindexOf, macOf, type NetnsEnd } from '../support/lab/netns';
 import { collectSamples, hex } from '../support/lab/samples';
-import { runInNetns, settle, traffic } from '../support/lab/shell';
+import { settle, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
+import { addClsact, addSampleFilter, deleteClsact, loadTcSampleModules } from '../support/lab/tc';
 
 // tc act_sample on the ingress (and egress) of a veth inside a namespace:
 // samples are multicast only in that namespace. Every test uses its own
@@ -15,28 +15,14 @@ const ETH_P_IP = 0x0800;
 let sampled: NetnsEnd;
 let peer: NetnsEnd;
 
-function addSampleFilter(direction: 'ingress' | 'egress', pref: number, action: string[]): void {
-  runInNetns(sampled.netns, 'tc', [
-    'filter',
-    'add',
-    'dev',
-    sampled.dev,
-    direction,
-    'pref',
-    String(pref),
-    'protocol',
-    'ip',
-    'matchall',
-    'action',
-    'sample',
-    ...action,
-  ]);
+function sampleIp(direction: 'ingress' | 'egress', pref: number, action: string[]): void {
+  addSampleFilter(sampled, { direction, pref, protocol: 'ip', action });
 }
 
-/** Deleting the clsact qdisc drops every filter, and with them their psample groups. */
+/** Every filter goes, and with them their psample groups. */
 function resetFilters(): void {
-  runInNetns(sampled.netns, 'tc', ['qdisc', 'del', 'dev', sampled.dev, 'clsact']);
-  runInNetns(sampled.netns, 'tc', ['qdisc', 'add', 'dev', sampled.dev, 'clsact']);
+  deleteClsact(sampled);
+  addClsact(sampled);
 }
 
 function ping(count: number, size: number): Promise<void> {
@@ -46,16 +32,16 @@ function ping(count: number, size: number): Promise<void> {
 describe('tc act_sample -> psample (real kernel)', () => {
   const open = openPsampleForEachTest();
   beforeAll(() => {
-    loadModules('psample', 'act_sample', 'cls_matchall', 'sch_ingress', 'veth');
+    loadTcSampleModules();
     [sampled, peer] = createNetnsPair('tc', '10.77.0');
-    runInNetns(sampled.netns, 'tc', ['qdisc', 'add', 'dev', sampled.dev, 'clsact']);
+    addClsact(sampled);
   });
   afterEach(resetFilters);
   afterAll(() => deleteNetns(sampled.netns, peer.netns));
 
   it('decodes a 16-byte cookie, trunc 128 and every header of an ingress sample', async () => {
     const socket = open({ netns: sampled.netns, groups: [7] });
-    addSampleFilter('ingress', 10, ['rate', '1', 'group', '7', 'trunc', '128', 'cookie', COOKIE]);
+    sampleIp('ingress', 10, ['rate', '1', 'group', '7', 'trunc', '128', 'cookie', COOKIE]);
     const pending = collectSamples(socket, (s) => s.length >= 3, '3 samples of group 7');
     const before = BigInt(Date.now()) * 1_000_000n;
     await ping(3, 500);
@@ -91,7 +77,7 @@ describe('tc act_sample -> psample (real kernel)', () => {
 
   it('delivers the whole frame and no cookie when the action has neither trunc nor cookie', async () => {
     const socket = open({ netns: sampled.netns, groups: [17] });
-    addSampleFilter('ingress', 10, ['rate', '1', 'group', '17']);
+    sampleIp('ingress', 10, ['rate', '1', 'group', '17']);
     const pending = collectSamples(socket, (s) => s.length >= 2, '2 samples of group 17');
     await ping(2, 56);
     const samples = await pending;
@@ -110,7 +96,7 @@ describe('tc act_sample -> psample (real kernel)', () => {
 
   it('numbers the samples of a group without a gap (GROUP_SEQ 0, 1, 2, ...)', async () => {
     const socket = open({ netns: sampled.netns, groups: [27] });
-    addSampleFilter('ingress', 10, ['rate', '1', 'group', '27', 'trunc', '64']);
+    sampleIp('ingress', 10, ['rate', '1', 'group', '27', 'trunc', '64']);
     const pending = collectSamples(socket, (s) => s.length >= 40, '40 samples of group 27');
     await traffic(peer.netns, 'ping', ['-c', '40', '-i', '0.01', '-q', sampled.ip]);
     const samples = await pending;
@@ -124,7 +110,7 @@ describe('tc act_sample -> psample (real kernel)', () => {
     const outside = open();
     const outsideSamples: unknown[] = [];
     outside.on('sample', (sample) => outsideSamples.push(sample));
-    addSampleFilter('ingress', 10, ['rate', '1', 'group', '37']);
+    sampleIp('ingress', 10, ['rate', '1', 'group', '37']);
     const pending = collectSamples(inside, (s) => s.length >= 3, '3 samples in the namespace');
     await ping(3, 56);
     const samples = await pending;
@@ -139,8 +125,8 @@ describe('tc act_sample -> psample (real kernel)', () => {
     const onlyReplies = open({ netns: sampled.netns, groups: [48] });
     const everything = open({ netns: sampled.netns });
     // Requests are sampled on ingress (47), the answers on egress (48).
-    addSampleFilter('ingress', 10, ['rate', '1', 'group', '47']);
-    addSampleFilter('egress', 10, ['rate', '1', 'group', '48']);
+    sampleIp('ingress', 10, ['rate', '1', 'group', '47']);
+    sampleIp('egress', 10, ['rate', '1', 'group', '48']);
     const replies = collectSamples(onlyReplies, (s) => s.length >= 3, '3 samples of group 48');
     const both = collectSamples(everything, (s) => s.length >= 6, '6 samples of groups 47 and 48');
     await ping(3, 56);

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodePacket } from '../../src/index';
-import { loadModules } from '../support/lab/kernel';
 import { createNetnsPair, deleteNetns, macOf, type NetnsEnd } from '../support/lab/netns';
 import { collectSamples } from '../support/lab/samples';
 import { runInNetns, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
+import { loadTcSampleModules, sampleIngress } from '../support/lab/tc';
 
 // A VXLAN device in collect-metadata ('external') mode hands every decapsulated
 // packet its tunnel key as skb metadata; psample copies that into
@@ -23,7 +23,7 @@ describe('tunnel metadata of a sample taken on a collect-metadata VXLAN device',
   const open = openPsampleForEachTest();
 
   beforeAll(() => {
-    loadModules('psample', 'act_sample', 'cls_matchall', 'sch_ingress', 'veth', 'vxlan');
+    loadTcSampleModules('vxlan');
     [receiver, sender] = createNetnsPair('tun', '192.168.50');
     runInNetns(receiver.netns, 'ip', ['link', 'add', 'vx0', 'type', 'vxlan', 'external', 'dstport', String(VXLAN_PORT)]);
     runInNetns(receiver.netns, 'ip', ['addr', 'add', '10.79.0.1/24', 'dev', 'vx0']);
@@ -52,23 +52,7 @@ describe('tunnel metadata of a sample taken on a collect-metadata VXLAN device',
     runInNetns(sender.netns, 'ip', ['link', 'set', 'vx1', 'up']);
     // The collect-metadata end cannot answer ARP without a route to send by, so the sender knows the MAC.
     runInNetns(sender.netns, 'ip', ['neigh', 'add', '10.79.0.1', 'lladdr', macOf(receiver.netns, 'vx0'), 'dev', 'vx1']);
-    runInNetns(receiver.netns, 'tc', ['qdisc', 'add', 'dev', 'vx0', 'clsact']);
-    runInNetns(receiver.netns, 'tc', [
-      'filter',
-      'add',
-      'dev',
-      'vx0',
-      'ingress',
-      'protocol',
-      'ip',
-      'matchall',
-      'action',
-      'sample',
-      'rate',
-      '1',
-      'group',
-      String(GROUP),
-    ]);
+    sampleIngress({ netns: receiver.netns, dev: 'vx0' }, GROUP);
   });
 
   afterAll(() => deleteNetns(receiver.netns, sender.netns));

@@ -1,11 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { decodePsample, PsampleDecodeError, type PsampleMessage } from '../../src/index';
+import { cliOutput, runCliSync } from '../support/cli';
 import { fixtureDir, vectors, type Vector } from '../support/fixtures';
-
-const cli = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 
 /** What the reference decoder's JSON says, in PsampleMessage terms. */
 function expectedFields(v: Vector): Record<string, unknown> {
@@ -52,9 +50,7 @@ describe.each(vectors().map((v) => [v.name, v] as const))('real capture %s', (_n
   });
 
   it('decodes to the same fields through the CLI, as JSON', () => {
-    const out = execFileSync(process.execPath, [cli, 'decode', '--file', path.join(fixtureDir, `${v.name}.hex`)], {
-      encoding: 'utf8',
-    });
+    const out = cliOutput(['decode', '--file', path.join(fixtureDir, `${v.name}.hex`)]);
     const lines = out.trim().split('\n');
     expect(lines).toHaveLength(1);
     const json = JSON.parse(lines[0]!) as Record<string, unknown>;
@@ -95,25 +91,21 @@ describe('decode errors', () => {
   });
 
   it('CLI: bad hex and malformed messages give a clear error, a non-zero exit and no output', () => {
-    const badHex = spawnSync(process.execPath, [cli, 'decode', '--hex', 'zz'], { encoding: 'utf8' });
+    const badHex = runCliSync(['decode', '--hex', 'zz']);
     expect(badHex.status).toBe(2);
     expect(badHex.stdout).toBe('');
     expect(badHex.stderr).toMatch(/hexadecimal/);
 
     const good = Buffer.from(whole).toString('hex');
     const truncated = good.slice(0, good.length - 10);
-    const malformed = spawnSync(process.execPath, [cli, 'decode', '--hex', good, '--hex', truncated], {
-      encoding: 'utf8',
-    });
+    const malformed = runCliSync(['decode', '--hex', good, '--hex', truncated]);
     expect(malformed.status).toBe(1);
     expect(malformed.stdout).toBe('');
     expect(malformed.stderr).toMatch(/malformed netlink message.*PSAMPLE_MALFORMED/);
   });
 
   it('CLI: text format prints one human line per message', () => {
-    const out = execFileSync(process.execPath, [cli, 'decode', '--format', 'text', '--file', path.join(fixtureDir, 'ovs-2.hex')], {
-      encoding: 'utf8',
-    });
+    const out = cliOutput(['decode', '--format', 'text', '--file', path.join(fixtureDir, 'ovs-2.hex')]);
     expect(out).toBe('group=10 in=4 app=43 dp=3 point=1012 10.0.0.1 > 10.0.0.2 ICMP echo-request id=381 seq=1 len=98\n');
   });
 });

@@ -7,8 +7,10 @@
  */
 import { afterAll, beforeAll } from 'vitest';
 import { formatCookieHex } from '../../../src/ovn/cookie';
+import { encodePsample } from '../../../src/index';
 import { createInjector, type PsampleInjector } from '../../../src/psample/injector';
 import { startOvnDatabases, type OvnDatabases } from '../../ovn/support/ovn-databases';
+import { injectedSourceArgs } from '../../support/cli';
 import {
   adminNetworkPolicyAcl,
   adminNetworkPolicyPortGroupName,
@@ -200,16 +202,60 @@ export async function startOvnkNodeDatabases(options: { ssl?: boolean } = {}): P
   };
 }
 
+/** The psample group of the node's collector set, as ovn-kubernetes makes it. */
+export const PSAMPLE_GROUP = 42;
+
+/** A sample of an IPv4 packet on the node, as OVS takes it: probability 1 unless told, on ifindex 1 unless told. */
+export interface NodeSample {
+  data: Uint8Array;
+  cookie?: Uint8Array;
+  at?: bigint;
+  iifindex?: number;
+  /** psample's rate: 2^32-1 with `probability` is probability 1. */
+  rate?: number;
+  probability?: boolean;
+}
+
+export interface OvnkNodeFixture {
+  readonly dbs: OvnkNodeDatabases;
+  readonly injector: PsampleInjector;
+  /** Injects `samples` into group PSAMPLE_GROUP, in order. */
+  send(...samples: NodeSample[]): void;
+  /** The arguments of `command` reading what `injector` sends and resolving it through the node's databases (unix sockets). */
+  cliArgs(command: 'watch' | 'top', args?: readonly string[]): string[];
+}
+
 /**
  * For a test file: the node's databases and an injector into the file's namespace, started
  * before its tests and stopped after them.
  */
-export function useOvnkNode(
-  netns: { readonly name: string },
-  usersockGroup: number,
-  options: { ssl?: boolean } = {},
-): { readonly dbs: OvnkNodeDatabases; readonly injector: PsampleInjector } {
-  const fixture = {} as { dbs: OvnkNodeDatabases; injector: PsampleInjector };
+export function useOvnkNode(netns: { readonly name: string }, usersockGroup: number, options: { ssl?: boolean } = {}): OvnkNodeFixture {
+  const fixture = {
+    send: (...samples: NodeSample[]) => {
+      for (const sample of samples) {
+        fixture.injector.send(
+          encodePsample({
+            group: PSAMPLE_GROUP,
+            proto: 0x800,
+            iifindex: sample.iifindex ?? 1,
+            data: sample.data,
+            ...(sample.cookie === undefined ? {} : { userCookie: sample.cookie }),
+            ...(sample.at === undefined ? {} : { timestampNs: sample.at }),
+            rate: sample.rate ?? 0xffffffff,
+            probability: sample.probability ?? true,
+          }),
+        );
+      }
+    },
+    cliArgs: (command: 'watch' | 'top', args: readonly string[] = []) =>
+      injectedSourceArgs(command, netns.name, usersockGroup, [
+        '--nb',
+        fixture.dbs.nb.unixRemote,
+        '--sb',
+        fixture.dbs.sb.unixRemote,
+        ...args,
+      ]),
+  } as { dbs: OvnkNodeDatabases; injector: PsampleInjector } & Pick<OvnkNodeFixture, 'send' | 'cliArgs'>;
   beforeAll(async () => {
     fixture.dbs = await startOvnkNodeDatabases(options);
     fixture.injector = createInjector({ protocol: 'usersock', groupId: usersockGroup, netns: netns.name });
