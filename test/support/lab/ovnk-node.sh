@@ -153,6 +153,11 @@ build_node() {
         ovs-vsctl -- --id=@br get Bridge br-int \
             -- create Flow_Sample_Collector_Set bridge=@br id=$SET_ID local_group_id=$PSAMPLE_GROUP >/dev/null
     fi
+    wait_for_node
+}
+
+# ovn-controller has installed the flows of the current northbound state, and every pod's port is up.
+wait_for_node() {
     ovn-nbctl --timeout=120 --wait=hv sync
     for pod in "${PODS[@]}"; do
         pod=${pod%% *}
@@ -181,6 +186,11 @@ case ${1:-} in
         if ! ovn-nbctl --timeout=5 ls-list 2>/dev/null | grep -q "($NODE)"; then
             start_ovn >&2
             build_node >&2
+        else
+            # A file before this one may have restarted Open vSwitch (psample-reload unloads the
+            # module under it): the node serves again once ovn-controller has put its flows back.
+            "$HERE/ovs-start.sh" >&2
+            wait_for_node >&2
         fi
         describe
         ;;
