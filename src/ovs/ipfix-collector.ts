@@ -222,9 +222,9 @@ export async function addIpfixCollector(ovs: LocalOvs, options: AddIpfixCollecto
 /**
  * Takes over the IPFIX row a watch made and left when it died (SIGKILL, OOM, a node reboot):
  * points it at `options.target` (with the short template interval: the set's exporter kept the
- * template clock that started for the dead watch) and marks it, and the set when that watch made the set too, as
- * this process's, so that this one removes it at exit. Undefined when the row is not a watch's,
- * when its owner lives, or when another process took it over first.
+ * template clock that started for the dead watch) and marks it, and the set when that watch made
+ * the set too, as this process's, so that this one removes it at exit. Undefined when the row is
+ * not a watch's, when its owner lives, or when another process took it over first.
  */
 async function takeOver(
   ovs: LocalOvs,
