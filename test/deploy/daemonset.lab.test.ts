@@ -80,6 +80,15 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
   let node: OvnkNode;
   let pod: DaemonSetPod;
   const file = `/tmp/${POD}.yaml`;
+  const logs = (): Promise<string> => podmanLogs(pod.containerName).catch((error: unknown) => String(error));
+  /** Ready: psample's group joined, the OVS, NB and SB databases synced, the collector set in place. */
+  const ready = (): Promise<boolean> =>
+    until('/readyz to turn ready', async () => ((await get('/readyz'))[0] === 200 ? true : undefined), 300_000, logs);
+  /** The collector set as the pod's watch makes it: the node's set id and psample group, marked ours. */
+  const madeByUs = (): RegExp => new RegExp(`^${node.collectorSetId}\\s+${node.psampleGroup}\\s+.*owner=ovn-psample`, 's');
+  /** The pod's watch as the node sees it. */
+  const containerPid = async (): Promise<number> =>
+    Number((await podman('inspect', '--format', '{{.State.Pid}}', pod.containerName)).trim());
 
   beforeAll(async () => {
     node = startOvnkNode();
@@ -120,16 +129,12 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
     expect(collectorSets()).toBe('');
 
     await podman('kube', 'play', file);
-    const logs = (): Promise<string> => podmanLogs(pod.containerName).catch((error: unknown) => String(error));
-    // Ready: psample's group joined, the OVS, NB and SB databases synced, the collector set in place.
-    expect(await until('/readyz to turn ready', async () => ((await get('/readyz'))[0] === 200 ? true : undefined), 300_000, logs)).toBe(
-      true,
-    );
+    expect(await ready()).toBe(true);
     expect(await get('/readyz')).toEqual([200, 'ready\n']);
     expect(await get('/healthz')).toEqual([200, 'ok\n']);
-    expect(collectorSets()).toMatch(new RegExp(`^${node.collectorSetId}\\s+${node.psampleGroup}\\s+.*owner=ovn-psample`, 's'));
+    expect(collectorSets()).toMatch(madeByUs());
     // NET_ADMIN is the pod's only capability, and --drop-privileges gave even that up once joined.
-    const pid = Number((await podman('inspect', '--format', '{{.State.Pid}}', pod.containerName)).trim());
+    const pid = await containerPid();
     const status = readFileSync(`/proc/${pid}/status`, 'latin1');
     expect(status).toMatch(/^CapBnd:\s+0000000000001000$/m);
     expect(status).toMatch(/^CapEff:\s+0000000000000000$/m);
@@ -229,9 +234,6 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
     await podman('pod', 'rm', '--force', '--time', '0', POD).catch(() => undefined);
     expect(collectorSets()).toBe('');
     expect(pod.spec.hostPID).toBe(true);
-    const logs = (): Promise<string> => podmanLogs(pod.containerName).catch((error: unknown) => String(error));
-    const ready = (): Promise<boolean> =>
-      until('/readyz to turn ready', async () => ((await get('/readyz'))[0] === 200 ? true : undefined), 300_000, logs);
     /** The owner the set records: its pid and pid namespace. */
     const owner = (): { pid: string | undefined; pidNamespace: string | undefined } => {
       const text = collectorSets();
@@ -242,9 +244,9 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
     await podman('kube', 'play', file);
     await ready();
     const made = collectorSets();
-    expect(made).toMatch(new RegExp(`^${node.collectorSetId}\\s+${node.psampleGroup}\\s+.*owner=ovn-psample`, 's'));
+    expect(made).toMatch(madeByUs());
     const dead = owner();
-    const pid = Number((await podman('inspect', '--format', '{{.State.Pid}}', pod.containerName)).trim());
+    const pid = await containerPid();
     // The set names the watch as the node sees it.
     expect(dead).toEqual({ pid: String(pid), pidNamespace: nodePidNamespace });
     process.kill(pid, 'SIGKILL');
@@ -259,7 +261,7 @@ describe("deploy/'s DaemonSet pod in the guest's podman on a real OVN node", () 
         `"msg":"took over Flow_Sample_Collector_Set ${node.collectorSetId} on br-int, psample group ${node.psampleGroup}, from a watch that is gone \\(no process ${dead.pid} is left\\); it is removed at exit"`,
       ),
     );
-    const next = Number((await podman('inspect', '--format', '{{.State.Pid}}', pod.containerName)).trim());
+    const next = await containerPid();
     expect(owner()).toEqual({ pid: String(next), pidNamespace: nodePidNamespace });
     await podman('pod', 'stop', '--time', '30', POD);
     expect(Number((await podman('wait', pod.containerName)).trim())).toBe(0);
