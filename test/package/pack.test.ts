@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -82,4 +82,22 @@ it('ships a working CLI', () => {
     encoding: 'utf8',
   });
   expect(out).toMatch(/--hex/);
+});
+
+it("the installed CLI runs node with the options on its '#!/usr/bin/env -S node …' line", async () => {
+  const bin = path.join(dir, 'node_modules', '.bin', 'ovn-psample');
+  const options = /^#!\/usr\/bin\/env -S node (.+)$/.exec(readFileSync(bin, 'utf8').split('\n', 1)[0]!)?.[1]?.split(' ');
+  expect(options).toContain('--max-semi-space-size=4');
+  // decode waits on its stdin meanwhile; env has exec'd node in its place, with those options first.
+  const run = spawn(bin, ['decode', '--file', '-'], { stdio: ['pipe', 'ignore', 'inherit'] });
+  const exited = new Promise<number | null>((resolve) => run.on('exit', resolve));
+  const argv = (): string[] => readFileSync(`/proc/${run.pid}/cmdline`, 'utf8').split('\0');
+  for (const limit = Date.now() + 10_000; !argv().some((arg) => arg.endsWith('main.js')) && Date.now() < limit;) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const [node, ...rest] = argv();
+  expect(path.basename(node!)).toBe('node');
+  expect(rest.slice(0, options!.length)).toEqual(options);
+  run.stdin.end();
+  expect(await exited).toBe(0);
 });

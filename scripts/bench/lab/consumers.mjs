@@ -3,6 +3,7 @@
 // samples that says how many it holds; says on stderr that it is listening (a line matching
 // /listening/) once it has joined psample's group; and stops on SIGTERM. One that writes what it
 // holds when it stops (`countsAtExit`) is counted again once it has exited. Adding one is one entry here.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The consumer RESULT's ratios, loss and drain are about: what an operator runs on an OVN node. */
@@ -27,16 +28,27 @@ function withoutOvnSockets(argv) {
   return ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', HIDE_OVN_SOCKETS, 'hide-ovn', ...argv];
 }
 
+/** Node's options on the CLI's '#!/usr/bin/env -S node …' line: what its bin runs with. */
+function binNodeOptions(main) {
+  const shebang = readFileSync(main, 'utf8').split('\n', 1)[0];
+  const options = /^#!\/usr\/bin\/env -S node\b(.*)$/.exec(shebang)?.[1].trim();
+  return options ? options.split(/\s+/) : [];
+}
+
+/** The CLI as an operator runs it (node with its bin's options), the benchmark's node options after them. */
+function cli(ctx, ...args) {
+  const main = join(ctx.project, 'dist', 'cli', 'main.js');
+  return [process.execPath, ...binNodeOptions(main), ...ctx.nodeArgs, main, ...args];
+}
+
 function listen(ctx, ...args) {
-  return [process.execPath, ...ctx.nodeArgs, join(ctx.project, 'dist', 'cli', 'main.js'), 'listen', '--group', String(ctx.group), ...args];
+  return cli(ctx, 'listen', '--group', String(ctx.group), ...args);
 }
 
 // What an operator runs: samples of one packet grouped into one event, pods named, logs as JSON.
 function watch(ctx, format = 'json') {
-  return [
-    process.execPath,
-    ...ctx.nodeArgs,
-    join(ctx.project, 'dist', 'cli', 'main.js'),
+  return cli(
+    ctx,
     'watch',
     '--group',
     String(ctx.group),
@@ -48,17 +60,15 @@ function watch(ctx, format = 'json') {
     ctx.southbound,
     '--log-format',
     'json',
-  ];
+  );
 }
 
 // The DaemonSet's args (deploy/base/daemonset.yaml) but the collector set and the privileges, which
 // the benchmark's node has set up: a record per flow and interval, Prometheus metrics observed per
 // packet. Intervals of 1 s rather than its 60: the burst's records are written within the run.
 function agent(ctx) {
-  return [
-    process.execPath,
-    ...ctx.nodeArgs,
-    join(ctx.project, 'dist', 'cli', 'main.js'),
+  return cli(
+    ctx,
     'watch',
     '--group',
     String(ctx.group),
@@ -72,7 +82,7 @@ function agent(ctx) {
     ctx.southbound,
     '--log-format',
     'json',
-  ];
+  );
 }
 
 /** ctx: { group, project, tools, northbound, southbound, nodeArgs (node options for ovn-psample) } */
