@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { encodePsample } from '../../src/index';
 
 const root = path.join(__dirname, '..', '..');
 let dir: string;
@@ -92,12 +93,12 @@ it("the installed CLI runs node with the options on its '#!/usr/bin/env -S node 
   const run = spawn(bin, ['decode', '--file', '-'], { stdio: ['pipe', 'ignore', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => run.on('exit', resolve));
   const argv = (): string[] => readFileSync(`/proc/${run.pid}/cmdline`, 'utf8').split('\0');
-  for (const limit = Date.now() + 10_000; !argv().some((arg) => arg.endsWith('main.js')) && Date.now() < limit;) {
+  for (const limit = Date.now() + 10_000; path.basename(argv()[0]!) !== 'node' && Date.now() < limit;) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const [node, ...rest] = argv();
   expect(path.basename(node!)).toBe('node');
   expect(rest.slice(0, options!.length)).toEqual(options);
-  run.stdin.end();
+  run.stdin.end(`${Buffer.from(encodePsample({ group: 10 })).toString('hex')}\n`);
   expect(await exited).toBe(0);
 });
