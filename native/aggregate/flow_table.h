@@ -25,18 +25,18 @@
   X(kFlowId, id, 0)                                                                      \
   X(kSampledPackets, sampledPackets, 1)                                                  \
   X(kSamples, samples, 2)                                                                \
-  X(kPackets, packets, 3) /* packets on the wire they stand for (packets_sampled_by) */ \
+  X(kPackets, packets, 3) /* packets on the wire they stand for (packets_sampled_by) */  \
   X(kFirstNs, firstNs, 4) /* kernel time (or arrival time) of the earliest packet, ns */ \
   X(kLastNs, lastNs, 5)
 
 // X(identifier, JavaScript name, slot) of the table's counters, as a drain leaves them.
-#define OVNPSAMPLE_FLOW_TABLE_STATS(X)                                                                          \
+#define OVNPSAMPLE_FLOW_TABLE_STATS(X)                                                                        \
   X(kOverflowSampledPackets, overflowSampledPackets, 0) /* since the last drain: their flow found no room */  \
-  X(kOverflowSamples, overflowSamples, 1)                                                                       \
-  X(kOverflowPackets, overflowPackets, 2)                                                                       \
+  X(kOverflowSamples, overflowSamples, 1)                                                                     \
+  X(kOverflowPackets, overflowPackets, 2)                                                                     \
   X(kMalformedRecords, malformedRecords, 3) /* since the table was made: records outside their batch, and the \
-                                               records after them, skipped */                                   \
-  X(kPending, pending, 4)                   /* packets waiting in the grouping window */                       \
+                                               records after them, skipped */                                 \
+  X(kPending, pending, 4)                   /* packets waiting in the grouping window */                      \
   X(kFlows, flows, 5)                       /* flows held in this interval */
 
 namespace ovnpsample {

@@ -5,9 +5,9 @@
 // its key: [id, group, words (Uint32Array, packet_fields.h), texts, cookies (Uint8Array each)].
 #include "napi/addon_flow_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -32,7 +32,9 @@ bool whole(const Napi::Value& value, double max) {
   return v >= 0 && v <= max && std::floor(v) == v;
 }
 
-bool finite(const Napi::Value& value) { return value.IsNumber() && std::isfinite(value.As<Napi::Number>().DoubleValue()); }
+bool finite(const Napi::Value& value) {
+  return value.IsNumber() && std::isfinite(value.As<Napi::Number>().DoubleValue());
+}
 
 constexpr const char* kConstructorUsage =
     "constructor({ groupWindowMs: number >= 0, maxFlows: whole number >= 1, bySourcePort: boolean })";
@@ -52,14 +54,13 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
 #define OVNPSAMPLE_STAT_SLOT(id, name, index) stat_slot.Set(#name, index);
     OVNPSAMPLE_FLOW_TABLE_STATS(OVNPSAMPLE_STAT_SLOT)
 #undef OVNPSAMPLE_STAT_SLOT
-    return DefineClass(env, "NativeFlowTable",
-                       {StaticValue("countSlot", count_slot),
-                        StaticValue("countSlots", Napi::Number::New(env, flow_table::kCountSlots)),
-                        StaticValue("statSlot", stat_slot),
-                        StaticValue("statSlots", Napi::Number::New(env, flow_table::kStatSlots)),
-                        StaticMethod("packetsSampledBy", &FlowTableWrap::PacketsSampledBy),
-                        InstanceMethod("add", &FlowTableWrap::Add), InstanceMethod("drain", &FlowTableWrap::Drain),
-                        InstanceMethod("close", &FlowTableWrap::Close)});
+    return DefineClass(
+        env, "NativeFlowTable",
+        {StaticValue("countSlot", count_slot),
+         StaticValue("countSlots", Napi::Number::New(env, flow_table::kCountSlots)), StaticValue("statSlot", stat_slot),
+         StaticValue("statSlots", Napi::Number::New(env, flow_table::kStatSlots)),
+         StaticMethod("packetsSampledBy", &FlowTableWrap::PacketsSampledBy), InstanceMethod("add", &FlowTableWrap::Add),
+         InstanceMethod("drain", &FlowTableWrap::Drain), InstanceMethod("close", &FlowTableWrap::Close)});
   }
 
   explicit FlowTableWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<FlowTableWrap>(info) {
@@ -94,8 +95,8 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
     Napi::Env env = info.Env();
     if (!whole(info[0], 0xffffffff) || !info[1].IsBoolean())
       throw_usage(env, "packetsSampledBy(rate: u32, probability: boolean)");
-    return Napi::Number::New(env, packets_sampled_by(info[0].As<Napi::Number>().Uint32Value(),
-                                                     info[1].As<Napi::Boolean>().Value()));
+    return Napi::Number::New(
+        env, packets_sampled_by(info[0].As<Napi::Number>().Uint32Value(), info[1].As<Napi::Boolean>().Value()));
   }
 
   // add(...) -> packets waiting in the grouping window
@@ -137,9 +138,9 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
                     uint32_t length = 0;
                     std::memcpy(&length, flow.cookies.data() + at, sizeof length);
                     at += sizeof length;
-                    cookies.Set(cookie_count++, Napi::Buffer<uint8_t>::Copy(
-                                                    env, reinterpret_cast<const uint8_t*>(flow.cookies.data() + at),
-                                                    length));
+                    cookies.Set(cookie_count++,
+                                Napi::Buffer<uint8_t>::Copy(
+                                    env, reinterpret_cast<const uint8_t*>(flow.cookies.data() + at), length));
                     at += length;
                   }
                   keys.Set(key_at++, Napi::Number::New(env, flow.id));

@@ -170,7 +170,8 @@ export interface NativeFlowTable {
 }
 
 export type NativeFlowCountSlot = 'id' | 'sampledPackets' | 'samples' | 'packets' | 'firstNs' | 'lastNs';
-export type NativeFlowStatSlot = 'overflowSampledPackets' | 'overflowSamples' | 'overflowPackets' | 'malformedRecords' | 'pending' | 'flows';
+export type NativeFlowStatSlot =
+  'overflowSampledPackets' | 'overflowSamples' | 'overflowPackets' | 'malformedRecords' | 'pending' | 'flows';
 
 interface NativeFlowTableClass {
   new (options: { groupWindowMs: number; maxFlows: number; bySourcePort: boolean }): NativeFlowTable;
