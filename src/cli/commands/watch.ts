@@ -83,9 +83,9 @@ export function watchCommand(): Command {
     // Every option is checked before anything is opened: a usage error leaves nothing behind.
     const { limit, seconds } = stopLimits(flags);
     flags.deliveryInterval = watchDeliveryInterval(flags, command.getOptionValueSource('deliveryInterval') === 'cli');
-    // watch --aggregate's psample packets are grouped and summed natively unless something needs each packet.
     const aggregate = aggregateOptions(flags, command.getOptionValueSource('format') === 'cli' ? flags.format : undefined);
-    const nativeAggregate = aggregate !== undefined && flags.pcapng === undefined && limit === Infinity;
+    // watch --aggregate's psample packets are grouped and summed natively unless --count needs each packet.
+    const nativeAggregate = aggregate !== undefined && limit === Infinity;
     const options = { ...pipelineOptions(flags, groups), ownPsampleBatches: nativeAggregate };
     const metricsAddress = flags.metrics === undefined ? undefined : parseListenAddress(flags.metrics);
     const accept = eventPredicate(flags);
@@ -174,7 +174,7 @@ export function watchCommand(): Command {
       if (flows !== undefined) counts.flows = flowCounts;
       const native =
         flows !== undefined && nativeAggregate && started.socket !== undefined
-          ? nativeFlowsOf(started, flows, aggregate!.maxFlows, flags.port !== undefined, options.groupWindowMs, counts, accept, metrics, log)
+          ? nativeFlowsOf(started, flows, aggregate.maxFlows, flags.port !== undefined, options.groupWindowMs, counts, accept, metrics, log)
           : undefined;
       const lines = output === undefined || flows !== undefined ? undefined : new EventLines(formatter, output);
       readiness.check();
@@ -218,7 +218,16 @@ export function watchCommand(): Command {
         try {
           server?.closeAllConnections();
           server?.close();
-          await started.close();
+          try {
+            // The native flows' chains and endpoints are made from the OVN session: the packets they
+            // still hold are summed, and the last interval written, before it closes.
+            if (native !== undefined) {
+              started.socket?.close();
+              flows?.stop();
+            }
+          } finally {
+            await started.close();
+          }
         } finally {
           // After the pipeline closed: the packets its grouping still held are in the last interval.
           try {
