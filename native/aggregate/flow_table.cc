@@ -40,15 +40,40 @@ int64_t FlowTable::find(uint32_t hash, int64_t datapath_key, double time_ns, con
   if (same_bytes >= 0 && static_cast<uint64_t>(same_bytes) >= head_serial_ &&
       near(at(static_cast<uint64_t>(same_bytes)), datapath_key, time_ns))
     return same_bytes;
-  const auto bucket = waiting_.find(hash);
-  if (bucket == waiting_.end()) return -1;
-  for (const uint64_t serial : bucket->second) {
-    const Pending& p = at(serial);
-    if (p.bytes.size() == length && near(p, datapath_key, time_ns) &&
+  if (buckets_.empty()) return -1;
+  for (int64_t serial = buckets_[hash & (buckets_.size() - 1)]; serial >= 0;) {
+    const Pending& p = at(static_cast<uint64_t>(serial));
+    if (p.hash == hash && p.bytes.size() == length && near(p, datapath_key, time_ns) &&
         (length == 0 || std::memcmp(p.bytes.data(), data, length) == 0))
-      return static_cast<int64_t>(serial);
+      return serial;
+    serial = p.next_in_bucket;
   }
   return -1;
+}
+
+FlowTable::Pending& FlowTable::push() {
+  if (pending_ == ring_.size()) {
+    std::vector<Pending> ring(std::max<size_t>(ring_.size() * 2, kMinSlots));
+    for (size_t i = 0; i < pending_; i++) ring[i] = std::move(ring_[(ring_head_ + i) & (ring_.size() - 1)]);
+    ring_ = std::move(ring);
+    ring_head_ = 0;
+  }
+  Pending& slot = ring_[(ring_head_ + pending_) & (ring_.size() - 1)];
+  pending_++;
+  return slot;
+}
+
+void FlowTable::chain(uint64_t serial) {
+  Pending& packet = at(serial);
+  packet.next_in_bucket = -1;
+  int64_t* link = &buckets_[packet.hash & (buckets_.size() - 1)];
+  while (*link >= 0) link = &at(static_cast<uint64_t>(*link)).next_in_bucket;
+  *link = static_cast<int64_t>(serial);
+}
+
+void FlowTable::grow_buckets() {
+  buckets_.assign(std::max<size_t>(buckets_.size() * 2, kMinSlots), -1);
+  for (uint64_t serial = head_serial_; serial < head_serial_ + pending_; serial++) chain(serial);
 }
 
 void FlowTable::add(const Batch& batch, uint32_t count, double now_ms, double wall_ms) {
@@ -81,9 +106,8 @@ void FlowTable::add(const Batch& batch, uint32_t count, double now_ms, double wa
       packet = &at(static_cast<uint64_t>(found));
       previous = found;
     } else {
-      const uint64_t serial = head_serial_ + queue_.size();
-      queue_.emplace_back();
-      packet = &queue_.back();
+      const uint64_t serial = head_serial_ + pending_;
+      packet = &push();
       packet->hash = hash;
       packet->datapath_key = datapath_key;
       packet->time_ns = time_ns;
@@ -92,13 +116,20 @@ void FlowTable::add(const Batch& batch, uint32_t count, double now_ms, double wa
       packet->group = batch.load<uint32_t>(r.at + layout::record::kGroup);
       packet->rate = batch.load<uint32_t>(r.at + layout::record::kRate);
       packet->probability = r.flag(layout::record::kFlagProbability);
+      packet->samples = 0;
+      packet->cookies.clear();
       std::copy(words, words + packet_fields::kWords, packet->words);
       const std::string_view src = text_of(texts_, words[packet_fields::kSrcText]);
       const std::string_view dst = text_of(texts_, words[packet_fields::kDstText]);
       packet->texts.assign(src).append(dst);
       packet->words[packet_fields::kSrcText] = static_cast<uint32_t>(src.size());
       packet->words[packet_fields::kDstText] = static_cast<uint32_t>(src.size() << 8 | dst.size());
-      if (grouping) waiting_[hash].push_back(serial);
+      if (grouping) {
+        if (pending_ > buckets_.size())
+          grow_buckets();
+        else
+          chain(serial);
+      }
       previous = static_cast<int64_t>(serial);
     }
     packet->samples++;
@@ -109,16 +140,14 @@ void FlowTable::add(const Batch& batch, uint32_t count, double now_ms, double wa
 }
 
 void FlowTable::release(double now_ms) {
-  while (!queue_.empty() && queue_.front().deadline_ms <= now_ms) {
-    const Pending& packet = queue_.front();
-    if (options_.group_window_ms > 0) {
-      const auto bucket = waiting_.find(packet.hash);
-      std::vector<uint64_t>& serials = bucket->second;
-      serials.erase(std::find(serials.begin(), serials.end(), head_serial_));
-      if (serials.empty()) waiting_.erase(bucket);
-    }
+  while (pending_ > 0) {
+    Pending& packet = ring_[ring_head_];
+    if (packet.deadline_ms > now_ms) break;
+    // The oldest waiting packet is the oldest of its bucket: its chain's head.
+    if (options_.group_window_ms > 0) buckets_[packet.hash & (buckets_.size() - 1)] = packet.next_in_bucket;
     complete(packet);
-    queue_.pop_front();
+    ring_head_ = (ring_head_ + 1) & (ring_.size() - 1);
+    pending_--;
     head_serial_++;
   }
 }
@@ -172,7 +201,7 @@ void FlowTable::take_stats(double* out) {
   out[slot::kOverflowSamples] = overflow_samples_;
   out[slot::kOverflowPackets] = overflow_packets_;
   out[slot::kMalformedRecords] = malformed_records_;
-  out[slot::kPending] = static_cast<double>(queue_.size());
+  out[slot::kPending] = static_cast<double>(pending_);
   out[slot::kFlows] = static_cast<double>(flows_.size());
   overflow_sampled_packets_ = overflow_samples_ = overflow_packets_ = 0;
 }

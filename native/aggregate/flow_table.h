@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <string>
 #include <unordered_map>
@@ -117,16 +116,21 @@ class FlowTable {
   // Counters (flow_table::kStatSlots): the overflow since the last call to take_stats().
   void take_stats(double* out);
 
-  size_t pending() const { return queue_.size(); }
+  size_t pending() const { return pending_; }
 
  private:
   static constexpr double kForever = std::numeric_limits<double>::infinity();
+  // Slots and buckets at the start; each doubles when full.
+  static constexpr size_t kMinSlots = 1024;
 
+  // A packet waiting for more of its samples. Slots are reused: their bytes keep their room.
   struct Pending {
     uint32_t hash = 0;
     int64_t datapath_key = -1;
     double time_ns = 0;
     double deadline_ms = 0;
+    // The packet that waits after it with a hash in the same bucket (a serial), or -1.
+    int64_t next_in_bucket = -1;
     std::vector<uint8_t> bytes;
     uint32_t group = 0;
     uint32_t rate = 0;
@@ -141,17 +145,29 @@ class FlowTable {
   // The waiting packet (its serial) a sample with these bytes joins, or -1.
   int64_t find(uint32_t hash, int64_t datapath_key, double time_ns, const uint8_t* data, uint32_t length,
                int64_t same_bytes) const;
-  Pending& at(uint64_t serial) { return queue_[serial - head_serial_]; }
-  const Pending& at(uint64_t serial) const { return queue_[serial - head_serial_]; }
+  Pending& at(uint64_t serial) { return ring_[(ring_head_ + (serial - head_serial_)) & (ring_.size() - 1)]; }
+  const Pending& at(uint64_t serial) const {
+    return ring_[(ring_head_ + (serial - head_serial_)) & (ring_.size() - 1)];
+  }
+  // A slot at the end of the queue, for the packet with serial head_serial_ + pending().
+  Pending& push();
+  // Chains the packet `serial` at the end of its bucket.
+  void chain(uint64_t serial);
+  void grow_buckets();
   void release(double now_ms);
   void complete(const Pending& packet);
 
   FlowTableOptions options_;
-  // Packets waiting, in arrival order; the first has serial head_serial_.
-  std::deque<Pending> queue_;
+  // Packets waiting, in arrival order, in a ring (a power of two): the first is at ring_head_ and
+  // has serial head_serial_. Without a deque's or a map's node per packet: under a flood the
+  // allocator's work per packet cost more than the grouping.
+  std::vector<Pending> ring_;
+  size_t ring_head_ = 0;
+  size_t pending_ = 0;
   uint64_t head_serial_ = 0;
-  // The waiting packets by hash, oldest first.
-  std::unordered_map<uint32_t, std::vector<uint64_t>> waiting_;
+  // The waiting packets by hash (a power of two of buckets): the serial of each bucket's oldest,
+  // the others chained through next_in_bucket in arrival order, so the first released is a head.
+  std::vector<int64_t> buckets_;
 
   std::vector<NativeFlow> flows_;
   std::unordered_map<std::string, uint32_t> index_;
