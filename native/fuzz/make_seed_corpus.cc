@@ -297,5 +297,23 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> json_lying = json_input(0, 0, {84, 0, 0xff, 68, 0, 0x7f});
   write_datagram(json_lying, from_kernel, all_captures);
   ok = ok && out.file("lying.bin", json_lying);
+
+  // The flow_table fuzzer's input (flow_table_fuzzer.cc): window, cap, flags, byte changes, then
+  // datagrams as above, each a batch.
+  const auto flow_input = [](uint8_t window_ms, uint8_t cap, uint8_t flags, std::vector<uint8_t> changes) {
+    std::vector<uint8_t> input{window_ms, cap, flags, static_cast<uint8_t>(changes.size() / 3)};
+    input.insert(input.end(), changes.begin(), changes.end());
+    return input;
+  };
+  ok = ok && out.directory("flow_table");
+  std::vector<uint8_t> grouped = flow_input(50, 255, 0, {});
+  for (const auto& capture : captures) write_datagram(grouped, from_kernel, capture);
+  ok = ok && out.file("grouped.bin", grouped);
+  std::vector<uint8_t> capped = flow_input(0, 0, 1, {});  // one flow, every sample a packet
+  for (const auto& capture : captures) write_datagram(capped, taken, capture);
+  ok = ok && out.file("capped.bin", capped);
+  std::vector<uint8_t> flow_lying = flow_input(50, 255, 0, {84, 0, 0xff, 68, 0, 0x7f});
+  write_datagram(flow_lying, from_kernel, all_captures);
+  ok = ok && out.file("lying.bin", flow_lying);
   return ok ? 0 : 1;
 }

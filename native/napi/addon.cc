@@ -10,6 +10,7 @@
 
 #include "napi/abi.h"
 #include "napi/addon_event_json.h"
+#include "napi/addon_flow_table.h"
 #include "napi/addon_packet.h"
 #include "napi/addon_render.h"
 #include "privileges/privileges.h"
@@ -347,6 +348,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
   exports.Set("LineRenderer", define_line_renderer(env));
   exports.Set("EventJsonWriter", define_event_json_writer(env));
+  exports.Set("NativeFlowTable", define_flow_table(env));
   exports.Set("dropPrivileges", Napi::Function::New(env, DropPrivileges, "dropPrivileges"));
   exports.Set("abi", describe_abi(env));
   export_packet_forms(env, exports);

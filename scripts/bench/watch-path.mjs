@@ -7,13 +7,14 @@
 //   listen   SampleLines('json').write(batch): the native line renderer, the reference;
 //   json     NetworkEventAssembler.pushBatch + JsonFormatter.write into a LineBuffer;
 //   human    the same with HumanFormatter;
-//   aggregate  watch --aggregate: pushBatch + FlowAggregator.add, the interval's records written once at the end.
+//   aggregate  watch --aggregate packet by packet (IPFIX, --count): pushBatch + FlowAggregator.add, the interval's records written once at the end;
+//   aggregate-native  watch --aggregate from psample: NativeFlows.add + drain per batch + FlowAggregator.addCounts, the same records.
 // No socket, decoder or pods (the lab benchmark, npm run bench:lab, measures those with the
 // kernel's samples): this is the hand-off from batches to bytes, where watch's own CPU goes.
 // With --before DIR (another built checkout), its watch path is measured in the same rounds:
 // assembler.push per sample and format() into strings, as that build's watch did.
 // Rounds alternate the consumers; the medians are compared. Last line:
-//   RESULT json_ratio=<json/listen> human_ratio=<human/listen> aggregate_ratio=<aggregate/listen> [before_json_ratio=… before_human_ratio=…]
+//   RESULT json_ratio=<json/listen> human_ratio=<human/listen> aggregate_ratio=<aggregate/listen> [aggregate_native_ratio=…] [before_json_ratio=… before_human_ratio=…]
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +54,13 @@ function load(root) {
     flows: (() => {
       try {
         return { aggregator: dist('events/flow-aggregator.js'), json: dist('output/flow-json.js') };
+      } catch {
+        return undefined;
+      }
+    })(),
+    nativeFlows: (() => {
+      try {
+        return dist('events/native-flows.js');
       } catch {
         return undefined;
       }
@@ -173,6 +181,28 @@ function consumers(build, label) {
     new build.flows.json.FlowJsonFormatter().write(flows.take(1), out);
     return out.take().length;
   };
+  const aggregateNative = (list) => {
+    const { NetworkEventAssembler } = build.assembler;
+    const flows = new build.flows.aggregator.FlowAggregator(0);
+    const table = new build.nativeFlows.NativeFlows({
+      assembler: new NetworkEventAssembler({ groupWindowMs: 50 }),
+      groupWindowMs: 50,
+      maxFlows: 40_000,
+      bySourcePort: false,
+      due: () => undefined,
+    });
+    const visit = (flow, c) => flows.addCounts(flow, c.samples, c.packets, c.firstMs, c.lastMs, c.sampledPackets);
+    // As the per-packet case flushes its grouping after each batch.
+    for (const batch of list) {
+      table.add(batch);
+      table.drain(true, false, visit);
+    }
+    table.drain(true, true, visit);
+    table.close();
+    const out = new build.lineBuffer.LineBuffer();
+    new build.flows.json.FlowJsonFormatter().write(flows.take(1), out);
+    return out.take().length;
+  };
   return {
     batches,
     runs: {
@@ -180,6 +210,7 @@ function consumers(build, label) {
       [`${label}json`]: watch(() => new build.json.JsonFormatter(interfaceName)),
       [`${label}human`]: watch(() => new build.human.HumanFormatter(false, interfaceName)),
       ...(build.flows === undefined ? {} : { [`${label}aggregate`]: aggregate }),
+      ...(build.nativeFlows === undefined ? {} : { [`${label}aggregate-native`]: aggregateNative }),
     },
   };
 }
@@ -201,6 +232,7 @@ const result = [
   `human_ratio=${ratio('human', 'listen')}`,
   `aggregate_ratio=${ratio('aggregate', 'listen')}`,
 ];
+if (perSample['aggregate-native'] !== undefined) result.push(`aggregate_native_ratio=${ratio('aggregate-native', 'listen')}`);
 if (options.before !== undefined) {
   result.push(`before_json_ratio=${ratio('before:json', 'listen')}`, `before_human_ratio=${ratio('before:human', 'listen')}`);
 }

@@ -22,6 +22,8 @@ export interface PipelineOptions {
   /** Undefined with --no-enrich. */
   readonly ovn: OvnSessionOptions | undefined;
   readonly groupWindowMs: number;
+  /** The caller takes the psample socket's batches itself (watch --aggregate's native flows): the assembler gets none of them. */
+  readonly ownPsampleBatches?: boolean;
 }
 
 /** The counts of the source a pipeline reads: one of the two sources' stats(). */
@@ -79,7 +81,7 @@ export async function startPipeline(options: PipelineOptions, log: Logger): Prom
         describePrivileges(socket.privileges),
       );
     }
-    socket.on('batch', (batch) => assembler.pushBatch(batch));
+    if (options.ownPsampleBatches !== true) socket.on('batch', (batch) => assembler.pushBatch(batch));
     let inGap = false;
     socket.on('gap', (gap) => {
       inGap = gap.phase === 'start';

@@ -1,5 +1,5 @@
 import { FlowAggregator, type FlowInterval } from '../events/flow-aggregator';
-import type { NetworkEvent } from '../events/network-event';
+import type { FlowSubject, NetworkEvent } from '../events/network-event';
 import { FlowJsonFormatter } from '../output/flow-json';
 import { LineBuffer } from '../output/line-buffer';
 import type { BufferedOutput } from '../output/sink';
@@ -15,6 +15,7 @@ export class FlowIntervals {
   readonly #lines = new LineBuffer();
   readonly #intervalMs: number;
   #timer: NodeJS.Timeout | undefined;
+  #beforeEnd: ((final: boolean) => void) | undefined;
   #stopped = false;
   #endedMs = 0;
 
@@ -35,12 +36,33 @@ export class FlowIntervals {
     if (!this.#stopped) this.#aggregator.add(event);
   }
 
+  /** Sums packets of one way at once (FlowAggregator.addCounts). */
+  addCounts(subject: FlowSubject, samples: number, packets: number, firstMs: number, lastMs: number, sampledPackets: number): void {
+    if (!this.#stopped) this.#aggregator.addCounts(subject, samples, packets, firstMs, lastMs, sampledPackets);
+  }
+
+  /** Counts packets that found no room in a table in front of this one (FlowAggregator.addOverflow). */
+  addOverflow(sampledPackets: number, samples: number, packets: number): void {
+    if (!this.#stopped) this.#aggregator.addOverflow(sampledPackets, samples, packets);
+  }
+
+  /**
+   * `hook` runs as each interval ends, before its flows are taken: a source that holds packets
+   * (watch --aggregate's native flows) adds them then. `final`: the last interval, at stop().
+   */
+  beforeEachEnd(hook: (final: boolean) => void): void {
+    this.#beforeEnd = hook;
+  }
+
   /** Writes the interval so far and takes no more packets. */
   stop(): void {
     if (this.#stopped) return;
-    this.#stopped = true;
     clearTimeout(this.#timer);
-    this.#end();
+    try {
+      this.#end(undefined, true);
+    } finally {
+      this.#stopped = true;
+    }
   }
 
   #schedule(): void {
@@ -49,17 +71,28 @@ export class FlowIntervals {
     const boundary = (Math.floor(Math.max(now, this.#endedMs) / this.#intervalMs) + 1) * this.#intervalMs;
     this.#timer = setTimeout(() => {
       this.#endedMs = boundary;
-      this.#end(boundary);
-      this.#schedule();
+      try {
+        this.#end(boundary);
+      } finally {
+        this.#schedule();
+      }
     }, boundary - now);
   }
 
-  #end(endMs = this.now()): void {
-    const interval = this.#aggregator.take(endMs);
+  #end(endMs?: number, final = false): void {
+    // What the source still held belongs to this interval, whatever its consumer throws.
+    let failure: { error: unknown } | undefined;
+    try {
+      this.#beforeEnd?.(final);
+    } catch (error) {
+      failure = { error };
+    }
+    const interval = this.#aggregator.take(endMs ?? this.now());
     if (this.output !== undefined) {
       this.#formatter.write(interval, this.#lines);
       if (this.output.writeNow(this.#lines.take())) this.#lines.recycle();
     }
     this.written(interval);
+    if (failure !== undefined) throw failure.error;
   }
 }

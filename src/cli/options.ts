@@ -5,7 +5,7 @@ import type { LevelWithSilent } from 'pino';
 import { DEFAULT_GROUP_WINDOW_MS } from '../events/event-assembler';
 import { DEFAULT_MAX_FLOWS } from '../events/flow-aggregator';
 import { compileFilter, type NetworkEventFilter } from '../events/filter';
-import type { NetworkEvent } from '../events/network-event';
+import type { FlowSubject } from '../events/network-event';
 import { OvsdbRemoteError } from '../errors';
 import { IpfixOptionError } from '../ipfix/errors';
 import { ExporterAllowList } from '../ipfix/exporter-allow-list';
@@ -480,7 +480,7 @@ function eventFilter(flags: FilterFlags): NetworkEventFilter {
 }
 
 /** The filter flags as a predicate; a wrong value is a usage error. */
-export function eventPredicate(flags: FilterFlags): (event: NetworkEvent) => boolean {
+export function eventPredicate(flags: FilterFlags): (event: FlowSubject) => boolean {
   try {
     return compileFilter(eventFilter(flags));
   } catch (error) {

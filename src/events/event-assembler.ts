@@ -379,6 +379,31 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
     this.rethrow();
   }
 
+  /**
+   * The verdict chain of a packet whose samples carried `cookies` in this order (an empty one for
+   * a sample without a cookie), made as pushBatch() makes a packet's, and the datapath of its first
+   * sample: what watch --aggregate's native flows (src/events/native-flows.ts) stand for.
+   */
+  chainOf(cookies: readonly Uint8Array[]): { readonly chain: readonly VerdictStep[]; readonly datapath: OvnDatapathInfo | undefined } {
+    let node = this.chains.empty;
+    let datapath: OvnDatapathInfo | undefined;
+    for (let i = 0; i < cookies.length; i++) {
+      const cookie = cookies[i]!;
+      const ovsCookie = cookie.length === OVN_COOKIE_BYTES;
+      const key = this.keyOf(
+        ovsCookie,
+        ovsCookie ? readCookieId(cookie, 0) : 0,
+        ovsCookie ? readCookieId(cookie, 4) : 0,
+        cookie,
+        0,
+        cookie.length,
+      );
+      if (i === 0) datapath = this.datapathOf(key);
+      node = this.chains.next(node, key);
+    }
+    return { chain: node.steps, datapath };
+  }
+
   /** Emits the packets still waiting for more samples. */
   flush(): void {
     this.grouper?.flush();

@@ -1,7 +1,7 @@
 import { InvalidOptionError } from '../psample/errors';
 import type { Endpoint } from '../ovn/endpoint';
 import { cidrContains, parseCidr, type Cidr } from '../packet/cidr';
-import type { NetworkEvent } from './network-event';
+import type { FlowSubject } from './network-event';
 import { VERDICTS, type Verdict } from './verdict';
 
 /** Each list matches when any of its values does; the event must match every list given. */
@@ -23,7 +23,7 @@ export interface NetworkEventFilter {
   readonly app?: readonly ('acl-new' | 'acl-est' | 'drop')[];
 }
 
-type Test = (event: NetworkEvent) => boolean;
+type Test = (event: FlowSubject) => boolean;
 
 const PROTOCOLS: Readonly<Record<string, number>> = { icmp: 1, tcp: 6, udp: 17, icmpv6: 58, sctp: 132 };
 const APPS = ['acl-new', 'acl-est', 'drop'];
@@ -46,7 +46,7 @@ function any<T>(values: readonly T[] | undefined, make: (value: T) => Test): Tes
   return (event) => tests.some((test) => test(event));
 }
 
-function stepNamespaces(event: NetworkEvent): (string | undefined)[] {
+function stepNamespaces(event: FlowSubject): (string | undefined)[] {
   return event.chain.map((step) => step.event?.owner?.namespace);
 }
 

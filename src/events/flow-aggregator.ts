@@ -1,7 +1,7 @@
 import type { Endpoint } from '../ovn/endpoint';
 import type { NetworkKind } from '../packet/fields';
 import { epochMsOf, packetsStoodFor, sampleCountOf } from './event-samples';
-import type { NetworkEvent, VerdictStep } from './network-event';
+import type { FlowSubject, NetworkEvent, VerdictStep } from './network-event';
 import type { Verdict } from './verdict';
 
 /** Flows an interval holds before the packets of further flows are only counted. */
@@ -87,18 +87,26 @@ export class FlowAggregator {
     return this.#list.length;
   }
 
+  /** Sums one sampled packet. */
   add(event: NetworkEvent): void {
-    const fields = event.fields;
-    const samples = sampleCountOf(event);
-    const packets = packetsStoodFor(event);
     const timeMs = epochMsOf(event);
+    this.addCounts(event, sampleCountOf(event), packetsStoodFor(event), timeMs, timeMs, 1);
+  }
+
+  /**
+   * Sums `sampledPackets` sampled packets that went the way `subject` says (its chain, endpoints
+   * and fields), made of `samples` samples, standing for `packets` packets on the wire, seen
+   * from `firstMs` to `lastMs` (kernel times, ms since the epoch).
+   */
+  addCounts(subject: FlowSubject, samples: number, packets: number, firstMs: number, lastMs: number, sampledPackets: number): void {
+    const fields = subject.fields;
     const total = this.#total;
-    total.sampledPackets++;
+    total.sampledPackets += sampledPackets;
     total.samples += samples;
     total.packets += packets;
 
-    let bySource = this.#chains.get(event.chain);
-    if (bySource === undefined) this.#chains.set(event.chain, (bySource = new Map() as BySource));
+    let bySource = this.#chains.get(subject.chain);
+    if (bySource === undefined) this.#chains.set(subject.chain, (bySource = new Map() as BySource));
     const srcAddress = fields.src;
     let byDestination = bySource.get(srcAddress);
     if (byDestination === undefined) bySource.set(srcAddress, (byDestination = new Map() as ByDestination));
@@ -118,16 +126,16 @@ export class FlowAggregator {
     if (flow === undefined) {
       if (this.#list.length >= this.maxFlows) {
         const overflow = this.#overflow;
-        overflow.sampledPackets++;
+        overflow.sampledPackets += sampledPackets;
         overflow.samples += samples;
         overflow.packets += packets;
         return;
       }
       flow = {
-        chain: event.chain,
-        verdict: event.verdict,
-        src: event.src,
-        dst: event.dst,
+        chain: subject.chain,
+        verdict: subject.verdict,
+        src: subject.src,
+        dst: subject.dst,
         srcAddress,
         dstAddress,
         network,
@@ -138,18 +146,30 @@ export class FlowAggregator {
         sampledPackets: 0,
         samples: 0,
         packets: 0,
-        firstSeenMs: timeMs,
-        lastSeenMs: timeMs,
+        firstSeenMs: firstMs,
+        lastSeenMs: lastMs,
       };
       byTransport.set(transport, flow);
       this.#list.push(flow);
     }
-    flow.sampledPackets++;
+    flow.sampledPackets += sampledPackets;
     flow.samples += samples;
     flow.packets += packets;
     // Grouping hands packets on in the order their group closed, not quite in kernel time order.
-    if (timeMs < flow.firstSeenMs) flow.firstSeenMs = timeMs;
-    if (timeMs > flow.lastSeenMs) flow.lastSeenMs = timeMs;
+    if (firstMs < flow.firstSeenMs) flow.firstSeenMs = firstMs;
+    if (lastMs > flow.lastSeenMs) flow.lastSeenMs = lastMs;
+  }
+
+  /** Counts sampled packets that found no room before they reached this table (a native flow table's cap): in the total, as overflow. */
+  addOverflow(sampledPackets: number, samples: number, packets: number): void {
+    const total = this.#total;
+    total.sampledPackets += sampledPackets;
+    total.samples += samples;
+    total.packets += packets;
+    const overflow = this.#overflow;
+    overflow.sampledPackets += sampledPackets;
+    overflow.samples += samples;
+    overflow.packets += packets;
   }
 
   /** Ends the interval at `endMs`: its flows in the order they were first seen; the next interval starts empty. */

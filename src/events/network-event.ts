@@ -58,6 +58,13 @@ export interface NetworkEvent {
   readonly ipfix?: IpfixSample;
 }
 
+/**
+ * What flows, filters and the metrics read of a packet: its way, its endpoints, its fields and its
+ * psample group. A NetworkEvent is one; so is a native flow of watch --aggregate
+ * (src/events/native-flows.ts), which stands for all its packets.
+ */
+export type FlowSubject = Pick<NetworkEvent, 'chain' | 'verdict' | 'src' | 'dst' | 'fields' | 'group'>;
+
 /** The chain as one sentence: steps joined by " → ". */
 export function chainText(event: Pick<NetworkEvent, 'chain'>): string {
   let text = '';

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import { packetsStoodFor } from '../events/event-samples';
 import type { FlowInterval } from '../events/flow-aggregator';
-import type { NetworkEvent, VerdictStep } from '../events/network-event';
+import type { FlowSubject, NetworkEvent, VerdictStep } from '../events/network-event';
 import type { OvnDecoderStats } from '../ovn/decode-stats';
 import type { PsampleStats } from '../psample/types';
 import { IPFIX_LEVELS, IPFIX_STATS, type IpfixStatName, type IpfixStats } from '../ipfix/stats';
@@ -264,15 +264,23 @@ export class OvnPsampleMetrics {
 
   /** Counts one packet: its samples by group and app, and each step's verdict, once and as the packets it stands for. */
   observe(event: NetworkEvent): void {
-    const group = event.group;
-    const packets = packetsStoodFor(event);
-    for (const step of event.chain) {
+    this.observeCounts(event, 1, packetsStoodFor(event));
+  }
+
+  /**
+   * Counts `sampledPackets` packets that went the way `subject` says (watch --aggregate's native
+   * flows: src/events/native-flows.ts), standing for `packets` packets on the wire: the series
+   * and values observe() gives them one by one.
+   */
+  observeCounts(subject: Pick<FlowSubject, 'chain' | 'group'>, sampledPackets: number, packets: number): void {
+    const group = subject.group;
+    for (const step of subject.chain) {
       let series = this.stepSeries.get(step);
       if (series === undefined) this.stepSeries.set(step, (series = this.seriesOf(step)));
       let samples = series.samples.get(group);
       if (samples === undefined) series.samples.set(group, (samples = this.sampleSeries.series({ group: String(group), app: series.app })));
-      samples.count += step.samples;
-      series.verdict.count++;
+      samples.count += step.samples * sampledPackets;
+      series.verdict.count += sampledPackets;
       series.verdictPackets.count += packets;
     }
   }

@@ -148,6 +148,41 @@ type EventJsonSlot =
   | 'datapath'
   | 'slot';
 
+/**
+ * native/napi/addon_flow_table.cc: watch --aggregate's packets grouped and summed into flows
+ * natively (native/aggregate/flow_table.h); one call per delivered batch and one per drain.
+ */
+export interface NativeFlowTable {
+  /** Takes a delivered batch; returns the packets waiting in the grouping window. */
+  add(batch: ArrayBuffer, count: number, littleEndian: boolean, nowMs: number, wallMs: number): number;
+  /**
+   * The flows touched since the last drain: their numbers (countSlots each, NativeFlowTable.countSlot)
+   * and, for each flow not drained before, its key: id, group, packet words, address texts, cookies.
+   * `stats` gets NativeFlowTable.statSlot's counters.
+   */
+  drain(
+    nowMs: number,
+    final: boolean,
+    endInterval: boolean,
+    stats: Float64Array,
+  ): [counts: Float64Array, keys: (number | Uint32Array | string | Uint8Array[])[]];
+  close(): void;
+}
+
+export type NativeFlowCountSlot = 'id' | 'sampledPackets' | 'samples' | 'packets' | 'firstNs' | 'lastNs';
+export type NativeFlowStatSlot =
+  'overflowSampledPackets' | 'overflowSamples' | 'overflowPackets' | 'malformedRecords' | 'pending' | 'flows';
+
+interface NativeFlowTableClass {
+  new (options: { groupWindowMs: number; maxFlows: number; bySourcePort: boolean }): NativeFlowTable;
+  readonly countSlot: Readonly<Record<NativeFlowCountSlot, number>>;
+  readonly countSlots: number;
+  readonly statSlot: Readonly<Record<NativeFlowStatSlot, number>>;
+  readonly statSlots: number;
+  /** The rule of native/aggregate/flow_table.h, for checking TypeScript's packetsSampledBy against it. */
+  packetsSampledBy(rate: number, probability: boolean): number;
+}
+
 interface NativeAbi {
   littleEndian: boolean;
 }
@@ -176,6 +211,7 @@ interface Addon {
   addressText(bytes: Uint8Array, offset: number, length: 4 | 16): string;
   LineRenderer: NativeLineRendererClass;
   EventJsonWriter: NativeEventJsonWriterClass;
+  NativeFlowTable: NativeFlowTableClass;
   abi: NativeAbi;
 }
 

@@ -27,6 +27,7 @@ import {
 } from '../options';
 import { runUntilStopped } from '../stop';
 import { watchSummary, type WatchCounts } from '../watch-summary';
+import { nativeFlowsOf } from '../native-aggregate';
 
 type WatchFormat = 'human' | 'observ' | 'json';
 
@@ -82,10 +83,12 @@ export function watchCommand(): Command {
     // Every option is checked before anything is opened: a usage error leaves nothing behind.
     const { limit, seconds } = stopLimits(flags);
     flags.deliveryInterval = watchDeliveryInterval(flags, command.getOptionValueSource('deliveryInterval') === 'cli');
-    const options = pipelineOptions(flags, groups);
+    const aggregate = aggregateOptions(flags, command.getOptionValueSource('format') === 'cli' ? flags.format : undefined);
+    // watch --aggregate's psample packets are grouped and summed natively unless --count needs each packet.
+    const nativeAggregate = aggregate !== undefined && limit === Infinity;
+    const options = { ...pipelineOptions(flags, groups), ownPsampleBatches: nativeAggregate };
     const metricsAddress = flags.metrics === undefined ? undefined : parseListenAddress(flags.metrics);
     const accept = eventPredicate(flags);
-    const aggregate = aggregateOptions(flags, command.getOptionValueSource('format') === 'cli' ? flags.format : undefined);
     if (flags.format !== 'observ' && (flags.logCookie === true || flags.printFullPacket === true)) {
       throw new CliUsageError('--log-cookie and --print-full-packet shape the observ format: add --format observ');
     }
@@ -169,6 +172,10 @@ export function watchCommand(): Command {
               metrics?.observeFlowInterval(interval);
             });
       if (flows !== undefined) counts.flows = flowCounts;
+      const native =
+        flows !== undefined && nativeAggregate && started.socket !== undefined
+          ? nativeFlowsOf(started, flows, aggregate.maxFlows, flags.port !== undefined, options.groupWindowMs, counts, accept, metrics, log)
+          : undefined;
       const lines = output === undefined || flows !== undefined ? undefined : new EventLines(formatter, output);
       readiness.check();
       started.assembler.on('event', (event) => {
@@ -211,10 +218,23 @@ export function watchCommand(): Command {
         try {
           server?.closeAllConnections();
           server?.close();
-          await started.close();
+          try {
+            // The native flows' chains and endpoints are made from the OVN session: the packets they
+            // still hold are summed, and the last interval written, before it closes.
+            if (native !== undefined) {
+              started.socket?.close();
+              flows?.stop();
+            }
+          } finally {
+            await started.close();
+          }
         } finally {
           // After the pipeline closed: the packets its grouping still held are in the last interval.
-          flows?.stop();
+          try {
+            flows?.stop();
+          } finally {
+            native?.close();
+          }
           lines?.flush();
           await closeOutputs();
           const summary = watchSummary(started.sourceStats(), counts, started.decoderStats(), readinessAtExit);

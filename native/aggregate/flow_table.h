@@ -1,0 +1,188 @@
+// watch --aggregate's per-packet work, done where the batches are: a delivered batch's samples
+// grouped into packets exactly as src/events/packet-grouper.ts groups them (same bytes, by their
+// FNV-1a hash first; same datapath key of the cookie; within the window of the first sample's
+// kernel time), each packet summed into a native flow, and only the flows touched since the last
+// drain handed to JavaScript. TypeScript turns a flow's key into its verdict chain and endpoints
+// once (src/events/native-flows.ts) and sums the counts into FlowAggregator, which keys them as it
+// keys single packets: the key here is at least as fine as FlowAggregator's (the packet_fields
+// words it derives its fields from, verbatim), so no field is derived twice.
+// Pure C++17 (no N-API).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "packet/packet_fields.h"
+#include "wire/batch_record.h"
+
+// X(identifier, JavaScript name, slot) of a drained flow's numbers (FlowTable::kCountSlots each).
+#define OVNPSAMPLE_FLOW_COUNT_SLOTS(X)                                                   \
+  X(kFlowId, id, 0)                                                                      \
+  X(kSampledPackets, sampledPackets, 1)                                                  \
+  X(kSamples, samples, 2)                                                                \
+  X(kPackets, packets, 3) /* packets on the wire they stand for (packets_sampled_by) */  \
+  X(kFirstNs, firstNs, 4) /* kernel time (or arrival time) of the earliest packet, ns */ \
+  X(kLastNs, lastNs, 5)
+
+// X(identifier, JavaScript name, slot) of the table's counters, as a drain leaves them.
+#define OVNPSAMPLE_FLOW_TABLE_STATS(X)                                                                        \
+  X(kOverflowSampledPackets, overflowSampledPackets, 0) /* since the last drain: their flow found no room */  \
+  X(kOverflowSamples, overflowSamples, 1)                                                                     \
+  X(kOverflowPackets, overflowPackets, 2)                                                                     \
+  X(kMalformedRecords, malformedRecords, 3) /* since the table was made: records outside their batch, and the \
+                                               records after them, skipped */                                 \
+  X(kPending, pending, 4)                   /* packets waiting in the grouping window */                      \
+  X(kFlows, flows, 5)                       /* flows held in this interval */
+
+namespace ovnpsample {
+
+namespace flow_table {
+#define OVNPSAMPLE_FLOW_SLOT(id, name, index) inline constexpr uint32_t id = index;
+OVNPSAMPLE_FLOW_COUNT_SLOTS(OVNPSAMPLE_FLOW_SLOT)
+OVNPSAMPLE_FLOW_TABLE_STATS(OVNPSAMPLE_FLOW_SLOT)
+#undef OVNPSAMPLE_FLOW_SLOT
+inline constexpr uint32_t kCountSlots = 6;
+inline constexpr uint32_t kStatSlots = 6;
+}  // namespace flow_table
+
+// The packets on the wire a sample stands for: 1 in `rate`, or with psample's probability flag
+// 1 / (rate / (2^32 - 1)); a rate of 0 says nothing, the sample stands for itself. The rule's one
+// definition: src/events/event-samples.ts packetsSampledBy is checked against it
+// (test/events/native-flows.test.ts). A packet stands for what its first sample says.
+double packets_sampled_by(uint32_t rate, bool probability);
+
+struct FlowTableOptions {
+  // Samples of one packet within this window are one packet; 0: every sample is a packet.
+  double group_window_ms = 50;
+  // Flows held per interval; the packets of further flows are counted as overflow.
+  size_t max_flows = 40'000;
+  // Keys the source port too (a --port filter reads it).
+  bool by_source_port = false;
+};
+
+// A flow: the packets of one interval with the same key. Its key is what the first packet said.
+struct NativeFlow {
+  uint32_t id = 0;
+  uint32_t group = 0;
+  // Each sample's cookie in order: its length (u32, host order), then its bytes (none: length 0).
+  std::string cookies;
+  // The first packet's fields; its srcText and dstText point into `texts`.
+  uint32_t words[packet_fields::kWords] = {};
+  std::string texts;
+  double sampled_packets = 0;
+  double samples = 0;
+  double packets = 0;
+  double first_ns = 0;
+  double last_ns = 0;
+  // Whether JavaScript was given its key.
+  bool announced = false;
+};
+
+class FlowTable {
+ public:
+  explicit FlowTable(const FlowTableOptions& options) : options_(options) {}
+
+  // Takes the `count` records of a batch that arrived at `now_ms` (a monotonic clock, the one
+  // deadlines are kept on; `wall_ms`: the epoch time, for samples without a kernel time). Group
+  // events are skipped, as the per-packet path skips them. Packets whose window passed by
+  // `now_ms` are completed first.
+  void add(const Batch& batch, uint32_t count, double now_ms, double wall_ms);
+
+  // Completes the packets whose window passed by `now_ms` (all of them when `final`), then calls
+  // visit(const NativeFlow&) for each flow touched since the last drain, in the order they were
+  // first touched (marking it announced after the call), and clears their counts. With
+  // `end_interval` the flows are forgotten after the visit: the next interval starts empty (ids go
+  // on counting, never reused).
+  template <typename Visit>
+  void drain(double now_ms, bool final, bool end_interval, Visit&& visit) {
+    release(final ? kForever : now_ms);
+    for (const uint32_t index : touched_) {
+      NativeFlow& flow = flows_[index];
+      visit(static_cast<const NativeFlow&>(flow));
+      flow.announced = true;
+      flow.sampled_packets = flow.samples = flow.packets = 0;
+    }
+    touched_.clear();
+    if (end_interval) {
+      flows_.clear();
+      index_.clear();
+    }
+  }
+
+  // Counters (flow_table::kStatSlots): the overflow since the last call to take_stats().
+  void take_stats(double* out);
+
+  size_t pending() const { return pending_; }
+
+ private:
+  static constexpr double kForever = std::numeric_limits<double>::infinity();
+  // Slots and buckets at the start; each doubles when full.
+  static constexpr size_t kMinSlots = 1024;
+
+  // A packet waiting for more of its samples. Slots are reused: their bytes keep their room.
+  struct Pending {
+    uint32_t hash = 0;
+    int64_t datapath_key = -1;
+    double time_ns = 0;
+    double deadline_ms = 0;
+    // The packet that waits after it with a hash in the same bucket (a serial), or -1.
+    int64_t next_in_bucket = -1;
+    std::vector<uint8_t> bytes;
+    uint32_t group = 0;
+    uint32_t rate = 0;
+    bool probability = false;
+    uint32_t samples = 0;
+    std::string cookies;
+    uint32_t words[packet_fields::kWords] = {};
+    std::string texts;
+  };
+
+  bool near(const Pending& p, int64_t datapath_key, double time_ns) const;
+  // The waiting packet (its serial) a sample with these bytes joins, or -1.
+  int64_t find(uint32_t hash, int64_t datapath_key, double time_ns, const uint8_t* data, uint32_t length,
+               int64_t same_bytes) const;
+  Pending& at(uint64_t serial) { return ring_[(ring_head_ + (serial - head_serial_)) & (ring_.size() - 1)]; }
+  const Pending& at(uint64_t serial) const {
+    return ring_[(ring_head_ + (serial - head_serial_)) & (ring_.size() - 1)];
+  }
+  // A slot at the end of the queue, for the packet with serial head_serial_ + pending().
+  Pending& push();
+  // Chains the packet `serial` at the end of its bucket.
+  void chain(uint64_t serial);
+  void grow_buckets();
+  void release(double now_ms);
+  void complete(const Pending& packet);
+
+  FlowTableOptions options_;
+  // Packets waiting, in arrival order, in a ring (a power of two): the first is at ring_head_ and
+  // has serial head_serial_. Without a deque's or a map's node per packet: under a flood the
+  // allocator's work per packet cost more than the grouping.
+  std::vector<Pending> ring_;
+  size_t ring_head_ = 0;
+  size_t pending_ = 0;
+  uint64_t head_serial_ = 0;
+  // The waiting packets by hash (a power of two of buckets): the serial of each bucket's oldest,
+  // the others chained through next_in_bucket in arrival order, so the first released is a head.
+  std::vector<int64_t> buckets_;
+
+  std::vector<NativeFlow> flows_;
+  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<uint32_t> touched_;
+  uint32_t next_id_ = 0;
+  std::string key_;
+
+  double overflow_sampled_packets_ = 0;
+  double overflow_samples_ = 0;
+  double overflow_packets_ = 0;
+  double malformed_records_ = 0;
+
+  // The batch's decoded fields, kept between batches for their room.
+  std::vector<uint32_t> words_;
+  std::string texts_;
+};
+
+}  // namespace ovnpsample

@@ -1,0 +1,171 @@
+// NativeFlowTable: one instance per `watch --aggregate`, owned by its JavaScript object (nothing
+// global, so workers each have their own). One call per delivered batch (add) and one per drain:
+// nothing per packet crosses to JavaScript. A drain returns the touched flows' numbers in one
+// Float64Array (slots named by the class's countSlot) and, for a flow JavaScript has not seen yet,
+// its key: [id, group, words (Uint32Array, packet_fields.h), texts, cookies (Uint8Array each)].
+#include "napi/addon_flow_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "aggregate/flow_table.h"
+#include "wire/batch_layout.h"
+
+namespace ovnpsample {
+
+namespace {
+
+[[noreturn]] void throw_usage(Napi::Env env, const std::string& usage) {
+  Napi::Error e = Napi::TypeError::New(env, "NativeFlowTable." + usage);
+  e.Set("code", Napi::String::New(env, "INVALID_OPTION"));
+  throw e;
+}
+
+bool whole(const Napi::Value& value, double max) {
+  if (!value.IsNumber()) return false;
+  const double v = value.As<Napi::Number>().DoubleValue();
+  return v >= 0 && v <= max && std::floor(v) == v;
+}
+
+bool finite(const Napi::Value& value) {
+  return value.IsNumber() && std::isfinite(value.As<Napi::Number>().DoubleValue());
+}
+
+constexpr const char* kConstructorUsage =
+    "constructor({ groupWindowMs: number >= 0, maxFlows: whole number >= 1, bySourcePort: boolean })";
+constexpr const char* kAddUsage =
+    "add(batch: ArrayBuffer, count: number, littleEndian: boolean, nowMs: number, wallMs: number)";
+constexpr const char* kDrainUsage =
+    "drain(nowMs: number, final: boolean, endInterval: boolean, stats: Float64Array(statSlots))";
+
+class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    Napi::Object count_slot = Napi::Object::New(env);
+    Napi::Object stat_slot = Napi::Object::New(env);
+#define OVNPSAMPLE_COUNT_SLOT(id, name, index) count_slot.Set(#name, index);
+    OVNPSAMPLE_FLOW_COUNT_SLOTS(OVNPSAMPLE_COUNT_SLOT)
+#undef OVNPSAMPLE_COUNT_SLOT
+#define OVNPSAMPLE_STAT_SLOT(id, name, index) stat_slot.Set(#name, index);
+    OVNPSAMPLE_FLOW_TABLE_STATS(OVNPSAMPLE_STAT_SLOT)
+#undef OVNPSAMPLE_STAT_SLOT
+    return DefineClass(
+        env, "NativeFlowTable",
+        {StaticValue("countSlot", count_slot),
+         StaticValue("countSlots", Napi::Number::New(env, flow_table::kCountSlots)), StaticValue("statSlot", stat_slot),
+         StaticValue("statSlots", Napi::Number::New(env, flow_table::kStatSlots)),
+         StaticMethod("packetsSampledBy", &FlowTableWrap::PacketsSampledBy), InstanceMethod("add", &FlowTableWrap::Add),
+         InstanceMethod("drain", &FlowTableWrap::Drain), InstanceMethod("close", &FlowTableWrap::Close)});
+  }
+
+  explicit FlowTableWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<FlowTableWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) throw_usage(env, kConstructorUsage);
+    const Napi::Object o = info[0].As<Napi::Object>();
+    const Napi::Value window = o.Get("groupWindowMs");
+    const Napi::Value max_flows = o.Get("maxFlows");
+    const Napi::Value by_source_port = o.Get("bySourcePort");
+    if (!finite(window) || window.As<Napi::Number>().DoubleValue() < 0 || !whole(max_flows, 0x1p32) ||
+        max_flows.As<Napi::Number>().DoubleValue() < 1 || !by_source_port.IsBoolean())
+      throw_usage(env, kConstructorUsage);
+    FlowTableOptions options;
+    options.group_window_ms = window.As<Napi::Number>().DoubleValue();
+    options.max_flows = static_cast<size_t>(max_flows.As<Napi::Number>().DoubleValue());
+    options.by_source_port = by_source_port.As<Napi::Boolean>().Value();
+    table_ = std::make_unique<FlowTable>(options);
+  }
+
+ private:
+  FlowTable& table(Napi::Env env) {
+    if (!table_) {
+      Napi::Error e = Napi::Error::New(env, "NativeFlowTable: used after close()");
+      e.Set("code", Napi::String::New(env, "CLOSED"));
+      throw e;
+    }
+    return *table_;
+  }
+
+  // packetsSampledBy(rate, probability): the rule, for the TypeScript copy's check.
+  static Napi::Value PacketsSampledBy(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!whole(info[0], 0xffffffff) || !info[1].IsBoolean())
+      throw_usage(env, "packetsSampledBy(rate: u32, probability: boolean)");
+    return Napi::Number::New(
+        env, packets_sampled_by(info[0].As<Napi::Number>().Uint32Value(), info[1].As<Napi::Boolean>().Value()));
+  }
+
+  // add(...) -> packets waiting in the grouping window
+  Napi::Value Add(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsArrayBuffer() || !whole(info[1], 0xffffffff) || !info[2].IsBoolean() || !finite(info[3]) ||
+        !finite(info[4]))
+      throw_usage(env, kAddUsage);
+    FlowTable& flows = table(env);
+    Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
+    const Batch batch{static_cast<const uint8_t*>(buffer.Data()), buffer.ByteLength(),
+                      info[2].As<Napi::Boolean>().Value() != layout::kLittleEndian};
+    flows.add(batch, info[1].As<Napi::Number>().Uint32Value(), info[3].As<Napi::Number>().DoubleValue(),
+              info[4].As<Napi::Number>().DoubleValue());
+    return Napi::Number::New(env, static_cast<double>(flows.pending()));
+  }
+
+  // drain(...) -> [counts: Float64Array, keys: array]
+  Napi::Value Drain(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!finite(info[0]) || !info[1].IsBoolean() || !info[2].IsBoolean() || !info[3].IsTypedArray() ||
+        info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+        info[3].As<Napi::Float64Array>().ElementLength() != flow_table::kStatSlots)
+      throw_usage(env, kDrainUsage);
+    FlowTable& flows = table(env);
+    counts_.clear();
+    Napi::Array keys = Napi::Array::New(env);
+    uint32_t key_at = 0;
+    flows.drain(info[0].As<Napi::Number>().DoubleValue(), info[1].As<Napi::Boolean>().Value(),
+                info[2].As<Napi::Boolean>().Value(), [&](const NativeFlow& flow) {
+                  counts_.insert(counts_.end(), {static_cast<double>(flow.id), flow.sampled_packets, flow.samples,
+                                                 flow.packets, flow.first_ns, flow.last_ns});
+                  if (flow.announced) return;
+                  Napi::Uint32Array words = Napi::Uint32Array::New(env, packet_fields::kWords);
+                  std::copy(flow.words, flow.words + packet_fields::kWords, words.Data());
+                  Napi::Array cookies = Napi::Array::New(env);
+                  uint32_t cookie_count = 0;
+                  for (size_t at = 0; at + sizeof(uint32_t) <= flow.cookies.size();) {
+                    uint32_t length = 0;
+                    std::memcpy(&length, flow.cookies.data() + at, sizeof length);
+                    at += sizeof length;
+                    cookies.Set(cookie_count++,
+                                Napi::Buffer<uint8_t>::Copy(
+                                    env, reinterpret_cast<const uint8_t*>(flow.cookies.data() + at), length));
+                    at += length;
+                  }
+                  keys.Set(key_at++, Napi::Number::New(env, flow.id));
+                  keys.Set(key_at++, Napi::Number::New(env, flow.group));
+                  keys.Set(key_at++, words);
+                  keys.Set(key_at++, Napi::String::New(env, flow.texts));
+                  keys.Set(key_at++, cookies);
+                });
+    flows.take_stats(info[3].As<Napi::Float64Array>().Data());
+    Napi::Float64Array counts = Napi::Float64Array::New(env, counts_.size());
+    std::copy(counts_.begin(), counts_.end(), counts.Data());
+    Napi::Array out = Napi::Array::New(env, 2);
+    out.Set(0u, counts);
+    out.Set(1u, keys);
+    return out;
+  }
+
+  void Close(const Napi::CallbackInfo&) { table_.reset(); }
+
+  std::unique_ptr<FlowTable> table_;
+  std::vector<double> counts_;
+};
+
+}  // namespace
+
+Napi::Function define_flow_table(Napi::Env env) { return FlowTableWrap::Define(env); }
+
+}  // namespace ovnpsample

@@ -1,0 +1,217 @@
+import { performance } from 'node:perf_hooks';
+import type { OvnSampleDecoder } from '../ovn/decoder';
+import type { Endpoint } from '../ovn/endpoint';
+import type { OvnDatapathInfo } from '../ovn/event';
+import type { PodDirectory } from '../ovn/pod-directory';
+import { addon, type NativeFlowTable } from '../native/binding';
+import { PacketFieldsView } from '../packet/fields';
+import type { PsampleBatch } from '../psample/batch';
+import type { NetworkEventAssembler } from './event-assembler';
+import type { FlowSubject, VerdictStep } from './network-event';
+import type { Verdict } from './verdict';
+
+const NativeFlowTableClass = addon.NativeFlowTable;
+const COUNT = NativeFlowTableClass.countSlot;
+const COUNT_SLOTS = NativeFlowTableClass.countSlots;
+const STAT = NativeFlowTableClass.statSlot;
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * A native flow as the per-packet path would have made its packets: the verdict chain its cookies
+ * make, the endpoints its addresses resolve to, the fields of its first packet. It lives for one
+ * interval (the native table forgets its flows when an interval ends); its chain is made again
+ * after the decoder's answers changed.
+ */
+export class NativeFlow implements FlowSubject {
+  chain: readonly VerdictStep[] = [];
+  verdict: Verdict = 'unknown';
+  datapath: OvnDatapathInfo | undefined;
+  /** Whether the chain is the decoder's current answer. */
+  madeIn = -1;
+  /** The filter's answer for the current chain: undefined until asked. */
+  accepted: boolean | undefined;
+  #src: Endpoint | undefined | null = null;
+  #dst: Endpoint | undefined | null = null;
+
+  constructor(
+    readonly id: number,
+    readonly group: number,
+    readonly fields: PacketFieldsView,
+    /** Each sample's cookie, in order (empty: the sample had none). */
+    readonly cookies: readonly Uint8Array[],
+    private readonly pods: PodDirectory | undefined,
+  ) {}
+
+  get src(): Endpoint | undefined {
+    if (this.#src === null) this.#src = this.#endpoint(this.fields.src);
+    return this.#src;
+  }
+
+  get dst(): Endpoint | undefined {
+    if (this.#dst === null) this.#dst = this.#endpoint(this.fields.dst);
+    return this.#dst;
+  }
+
+  #endpoint(address: string | undefined): Endpoint | undefined {
+    return this.pods === undefined || address === undefined ? undefined : this.pods.resolve(this.datapath?.network, address);
+  }
+}
+
+/** What a flow's packets add up to since the last drain. */
+export interface NativeFlowCounts {
+  sampledPackets: number;
+  samples: number;
+  /** Packets on the wire they stand for. */
+  packets: number;
+  /** Kernel times of the earliest and latest, ms since the epoch. */
+  firstMs: number;
+  lastMs: number;
+}
+
+/** What a drain found beyond its flows. */
+export interface NativeFlowDrain {
+  /** Sampled packets, samples and packets whose flow found the native table full (they are in no flow). */
+  readonly overflow: { readonly sampledPackets: number; readonly samples: number; readonly packets: number };
+  /** Records that reached outside their batch, since the table was made (skipped with the rest of their batch). */
+  readonly malformedRecords: number;
+}
+
+export interface NativeFlowsOptions {
+  /** Makes each flow's chain as it makes a packet's (NetworkEventAssembler.chainOf). */
+  readonly assembler: NetworkEventAssembler;
+  /** Told when its answers change: the flows' chains are made again. */
+  readonly decoder?: OvnSampleDecoder;
+  readonly pods?: PodDirectory;
+  readonly groupWindowMs: number;
+  /** Flows the native table holds per interval. */
+  readonly maxFlows: number;
+  /** Keys the source port too (a --port filter reads it). */
+  readonly bySourcePort: boolean;
+  /** Called when packets waited out their window with no batch after them: drain then. */
+  readonly due: () => void;
+}
+
+/**
+ * watch --aggregate's psample packets grouped and summed natively (native/aggregate/flow_table.h):
+ * one addon call per delivered batch (add) and one per drain, nothing per packet. A drain hands on
+ * each flow touched since the last one with its counts; a flow's chain and endpoints are made once
+ * per interval, when the flow is first drained.
+ */
+export class NativeFlows {
+  readonly #table: NativeFlowTable;
+  readonly #assembler: NetworkEventAssembler;
+  readonly #decoder: OvnSampleDecoder | undefined;
+  readonly #pods: PodDirectory | undefined;
+  readonly #windowMs: number;
+  readonly #due: () => void;
+  readonly #flows = new Map<number, NativeFlow>();
+  readonly #stats = new Float64Array(NativeFlowTableClass.statSlots);
+  readonly #counts: NativeFlowCounts = { sampledPackets: 0, samples: 0, packets: 0, firstMs: 0, lastMs: 0 };
+  /** Bumped when the decoder's answers change: a flow made before is made again when next drained. */
+  #answers = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+  readonly #changed = (): void => {
+    this.#answers++;
+  };
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    this.#due();
+  };
+
+  constructor(options: NativeFlowsOptions) {
+    this.#table = new NativeFlowTableClass({
+      groupWindowMs: options.groupWindowMs,
+      maxFlows: options.maxFlows,
+      bySourcePort: options.bySourcePort,
+    });
+    this.#assembler = options.assembler;
+    this.#decoder = options.decoder;
+    this.#pods = options.pods;
+    this.#windowMs = options.groupWindowMs;
+    this.#due = options.due;
+    this.#decoder?.on('change', this.#changed);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Takes a delivered batch (`socket.on('batch', …)`). */
+  add(batch: PsampleBatch): void {
+    if (this.#closed) return;
+    const pending = this.#table.add(batch.buffer, batch.length, batch.littleEndian, performance.now(), Date.now());
+    // A packet's window ends with no batch after it when traffic stops: its flow is drained then.
+    if (pending > 0) this.#timer ??= setTimeout(this.#onTimer, this.#windowMs).unref();
+  }
+
+  /**
+   * Hands on each flow touched since the last drain, with its counts (`counts` is reused: read it
+   * during the call). `final`: the packets still in their grouping window too (at stop).
+   * `endInterval`: the flows are forgotten afterwards. A throwing `visit` loses no other flow: the
+   * first exception is thrown once all are handed on.
+   */
+  drain(final: boolean, endInterval: boolean, visit: (flow: NativeFlow, counts: NativeFlowCounts) => void): NativeFlowDrain {
+    if (this.#closed) return { overflow: { sampledPackets: 0, samples: 0, packets: 0 }, malformedRecords: 0 };
+    const stats = this.#stats;
+    const [numbers, keys] = this.#table.drain(performance.now(), final, endInterval, stats);
+    for (let i = 0; i < keys.length; i += 5) {
+      const id = keys[i] as number;
+      const fields = new PacketFieldsView(keys[i + 2] as Uint32Array, 0, keys[i + 3] as string, NO_BYTES);
+      this.#flows.set(id, new NativeFlow(id, keys[i + 1] as number, fields, keys[i + 4] as Uint8Array[], this.#pods));
+    }
+    const counts = this.#counts;
+    let failure: { error: unknown } | undefined;
+    for (let at = 0; at < numbers.length; at += COUNT_SLOTS) {
+      const flow = this.#flows.get(numbers[at + COUNT.id]!)!;
+      if (flow.madeIn !== this.#answers) this.#make(flow);
+      counts.sampledPackets = numbers[at + COUNT.sampledPackets]!;
+      counts.samples = numbers[at + COUNT.samples]!;
+      counts.packets = numbers[at + COUNT.packets]!;
+      counts.firstMs = numbers[at + COUNT.firstNs]! / 1e6;
+      counts.lastMs = numbers[at + COUNT.lastNs]! / 1e6;
+      try {
+        visit(flow, counts);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (endInterval) this.#flows.clear();
+    if (this.#closed) {
+      // close() from `visit`: the flows drained before it were all handed on.
+    } else if (stats[STAT.pending] === 0) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    } else if (this.#timer === undefined && !final) {
+      this.#timer = setTimeout(this.#onTimer, this.#windowMs).unref();
+    }
+    if (failure !== undefined) throw failure.error;
+    return {
+      overflow: {
+        sampledPackets: stats[STAT.overflowSampledPackets]!,
+        samples: stats[STAT.overflowSamples]!,
+        packets: stats[STAT.overflowPackets]!,
+      },
+      malformedRecords: stats[STAT.malformedRecords]!,
+    };
+  }
+
+  /** Frees the table (a drain under way still hands on what it took); what it still held is lost: drain(true, true, …) first. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#decoder?.off('change', this.#changed);
+    this.#table.close();
+  }
+
+  #make(flow: NativeFlow): void {
+    const { chain, datapath } = this.#assembler.chainOf(flow.cookies);
+    flow.chain = chain;
+    flow.verdict = chain.length === 0 ? 'unknown' : chain[chain.length - 1]!.verdict;
+    flow.datapath = datapath;
+    flow.accepted = undefined;
+    flow.madeIn = this.#answers;
+  }
+}
