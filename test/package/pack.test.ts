@@ -78,6 +78,14 @@ it('loads from CommonJS and from ESM, with type declarations', () => {
   expect(existsSync(path.join(installed, 'dist', 'index.d.ts'))).toBe(true);
 });
 
+it('carries every source binding.gyp compiles (native/sources.json), so the package also builds from source', () => {
+  const lists = JSON.parse(readFileSync(path.join(installed, 'native', 'sources.json'), 'utf8')) as Record<string, string[]>;
+  const missing = Object.values(lists)
+    .flat()
+    .filter((source) => !existsSync(path.join(installed, 'native', source)));
+  expect(missing).toEqual([]);
+});
+
 it('ships a working CLI', () => {
   const out = execFileSync(path.join(dir, 'node_modules', '.bin', 'ovn-psample'), ['decode', '--help'], {
     encoding: 'utf8',
