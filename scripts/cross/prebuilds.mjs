@@ -62,8 +62,14 @@ function prebuildify(arch, cwd) {
     {
       cwd,
       stdio: ['ignore', 'inherit', 'inherit'],
-      // node-gyp builds offline only against the installed Node headers.
-      env: { ...process.env, npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr', ...toolchain(arch) },
+      // node-gyp builds offline only against the installed Node headers, and runs one compiler at a
+      // time unless JOBS says otherwise: three builds per `npm run build` wait on it.
+      env: {
+        ...process.env,
+        npm_config_nodedir: process.env.npm_config_nodedir ?? '/usr',
+        JOBS: process.env.JOBS ?? 'max',
+        ...toolchain(arch),
+      },
     },
   );
   if (result.status !== 0) {

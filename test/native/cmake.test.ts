@@ -1,6 +1,6 @@
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -66,6 +66,9 @@ describe('native/CMakeLists.txt', () => {
         '--out',
         buildDir,
         '--prefer-clang',
+        // cmake-js runs one compiler at a time unless told: the sanitized tests and fuzzers are most of this file's time.
+        '--parallel',
+        String(availableParallelism()),
         '--CDOVNPSAMPLE_SANITIZE=ON',
         '--CDOVNPSAMPLE_FUZZ=ON',
       ],
