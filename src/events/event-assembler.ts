@@ -384,7 +384,11 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
    * a sample without a cookie), made as pushBatch() makes a packet's, and the datapath of its first
    * sample: what watch --aggregate's native flows (src/events/native-flows.ts) stand for.
    */
-  chainOf(cookies: readonly Uint8Array[]): { readonly chain: readonly VerdictStep[]; readonly datapath: OvnDatapathInfo | undefined } {
+  chainOf(cookies: readonly Uint8Array[]): {
+    readonly chain: readonly VerdictStep[];
+    readonly verdict: Verdict;
+    readonly datapath: OvnDatapathInfo | undefined;
+  } {
     let node = this.chains.empty;
     let datapath: OvnDatapathInfo | undefined;
     for (let i = 0; i < cookies.length; i++) {
@@ -401,7 +405,7 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
       if (i === 0) datapath = this.datapathOf(key);
       node = this.chains.next(node, key);
     }
-    return { chain: node.steps, datapath };
+    return { chain: node.steps, verdict: node.verdict, datapath };
   }
 
   /** Emits the packets still waiting for more samples. */
@@ -460,9 +464,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
 
   private emitPacket(packet: PacketEvent): void {
     packet.pods = this.pods;
-    const chain = packet.node.steps;
-    packet.chain = chain;
-    packet.verdict = chain[chain.length - 1]!.verdict;
+    packet.chain = packet.node.steps;
+    packet.verdict = packet.node.verdict;
     this.emit('event', packet);
   }
 }

@@ -227,9 +227,9 @@ export class NativeFlows {
   }
 
   #make(flow: NativeFlow): void {
-    const { chain, datapath } = this.#assembler.chainOf(flow.cookies);
+    const { chain, verdict, datapath } = this.#assembler.chainOf(flow.cookies);
     flow.chain = chain;
-    flow.verdict = chain.length === 0 ? 'unknown' : chain[chain.length - 1]!.verdict;
+    flow.verdict = verdict;
     flow.datapath = datapath;
     flow.accepted = undefined;
     flow.madeIn = this.#answers;
