@@ -1,5 +1,4 @@
 import type { OvnSampleDecoder } from '../ovn/decoder';
-import type { Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo } from '../ovn/event';
 import type { PodDirectory } from '../ovn/pod-directory';
 import { addon, type NativeFlowTable } from '../native/binding';
@@ -7,6 +6,7 @@ import { PacketFieldsView } from '../packet/fields';
 import type { PsampleBatch } from '../psample/batch';
 import type { PsampleSocket } from '../psample/socket';
 import type { NetworkEventAssembler } from './event-assembler';
+import { LazyEndpoints } from './lazy-endpoints';
 import type { FlowSubject, VerdictStep } from './network-event';
 import type { Verdict } from './verdict';
 
@@ -22,7 +22,7 @@ const NO_BYTES = new Uint8Array(0);
  * interval (the native table forgets its flows when an interval ends); its chain is made again
  * after the decoder's answers changed.
  */
-export class NativeFlow implements FlowSubject {
+export class NativeFlow extends LazyEndpoints implements FlowSubject {
   chain: readonly VerdictStep[] = [];
   verdict: Verdict = 'unknown';
   datapath: OvnDatapathInfo | undefined;
@@ -30,8 +30,6 @@ export class NativeFlow implements FlowSubject {
   madeIn = -1;
   /** The filter's answer for the current chain: undefined until asked. */
   accepted: boolean | undefined;
-  #src: Endpoint | undefined | null = null;
-  #dst: Endpoint | undefined | null = null;
 
   constructor(
     readonly id: number,
@@ -39,21 +37,9 @@ export class NativeFlow implements FlowSubject {
     readonly fields: PacketFieldsView,
     /** Each sample's cookie, in order (empty: the sample had none). */
     readonly cookies: readonly Uint8Array[],
-    private readonly pods: PodDirectory | undefined,
-  ) {}
-
-  get src(): Endpoint | undefined {
-    if (this.#src === null) this.#src = this.#endpoint(this.fields.src);
-    return this.#src;
-  }
-
-  get dst(): Endpoint | undefined {
-    if (this.#dst === null) this.#dst = this.#endpoint(this.fields.dst);
-    return this.#dst;
-  }
-
-  #endpoint(address: string | undefined): Endpoint | undefined {
-    return this.pods === undefined || address === undefined ? undefined : this.pods.resolve(this.datapath?.network, address);
+    readonly pods: PodDirectory | undefined,
+  ) {
+    super();
   }
 }
 
