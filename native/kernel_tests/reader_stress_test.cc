@@ -271,8 +271,8 @@ void fed_table_accounting() {
   const Stats s = reader->stats();
   const uint64_t counted = s[kReceived] + s[kQueueDrops] + s[kCloseDiscards] + s[kKernelDrops];
   if (counted != sent || s[kQueued] != 0)
-    fail("fed table: sent " + std::to_string(sent) + ", received " + std::to_string(s[kReceived]) + " + drops and discards = " +
-         std::to_string(counted) + ", queued " + std::to_string(s[kQueued]));
+    fail("fed table: sent " + std::to_string(sent) + ", received " + std::to_string(s[kReceived]) +
+         " + drops and discards = " + std::to_string(counted) + ", queued " + std::to_string(s[kQueued]));
   if (drained_samples != static_cast<double>(s[kReceived]))
     fail("fed table: the table took " + std::to_string(s[kReceived]) + " samples, its flows hold " +
          std::to_string(drained_samples));
@@ -292,7 +292,8 @@ void fed_table_closed_during_flood(int rounds) {
     options.group_id = kGroup;
     options.receive_buffer_bytes = 1 << 20;
     SetupError error;
-    auto reader = Reader::start(options, 4096, [] {}, error, 1ms);
+    auto reader = Reader::start(
+        options, 4096, [] {}, error, 1ms);
     if (!reader) return fail("fed table closed: Reader::start: " + error.message);
     reader->feed(table);
     Flood flood;
