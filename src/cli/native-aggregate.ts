@@ -21,8 +21,9 @@ export const NATIVE_DRAIN_EVERY_MS = 1000;
  * --count): the socket's reader thread adds its batches to native flows
  * (src/events/native-flows.ts) where it reads them, and JavaScript drains them every second (or
  * each interval, if shorter: the metrics stay current), when packets waited out their window,
- * before each metrics scrape, and as each interval ends. Batches the socket handed over before it was fed are added here. Each drained flow counts as the per-packet path counts its packets: into watch's
- * counts, the metrics, the filter (once per flow and chain) and the interval's flows.
+ * before each metrics scrape, and as each interval ends. Batches the socket handed over before it
+ * was fed are added here. Each drained flow counts as the per-packet path counts its packets: into
+ * watch's counts, the metrics, the filter (once per flow and chain) and the interval's flows.
  */
 export function nativeFlowsOf(
   pipeline: Pipeline,
