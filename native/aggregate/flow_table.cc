@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string_view>
+
+#include "packet/address_text.h"
 
 namespace ovnpsample {
 
@@ -13,12 +14,21 @@ constexpr double kProbabilityOne = 4294967295.0;
 
 void append_u32(std::string& to, uint32_t value) { to.append(reinterpret_cast<const char*>(&value), sizeof value); }
 
-// An address text of the batch's string, as the slot's word points to it (start << 8 | length).
-std::string_view text_of(const std::string& texts, uint32_t word) {
-  const uint32_t start = word >> 8;
-  const uint32_t length = word & 0xff;
-  if (length == 0 || start > texts.size() || length > texts.size() - start) return {};
-  return std::string_view(texts).substr(start, length);
+// Copies the address a slot's word points to in the packet's data (offset << 8 | bytes, 4 or 16)
+// to `to`; returns its bytes (0: none).
+uint8_t copy_address(uint32_t word, const uint8_t* data, uint32_t length, uint8_t* to) {
+  const uint32_t offset = word >> 8;
+  const uint32_t bytes = word & 0xff;
+  if ((bytes != 4 && bytes != 16) || offset > length || bytes > length - offset) return 0;
+  std::memcpy(to, data + offset, bytes);
+  return static_cast<uint8_t>(bytes);
+}
+
+// An address's text, as the decoder writes it.
+void append_address_text(std::string& to, const uint8_t* address, uint8_t bytes) {
+  if (bytes == 0) return;
+  char text[kIpv6TextMax];
+  to.append(text, bytes == 16 ? format_ipv6(text, address) : format_ipv4(text, address));
 }
 
 }  // namespace
@@ -79,8 +89,7 @@ void FlowTable::grow_buckets() {
 void FlowTable::add(const Batch& batch, uint32_t count, double now_ms, double wall_ms) {
   release(now_ms);
   words_.assign(size_t{count} * packet_fields::kWords, 0);
-  texts_.clear();
-  const uint32_t walked = decode_batch_fields(batch, count, words_.data(), texts_);
+  const uint32_t walked = decode_batch_fields(batch, count, words_.data(), texts_, AddressForm::kBytes);
   malformed_records_ += count - walked;
   const bool grouping = options_.group_window_ms > 0;
   // The packet the batch's previous sample went to: OVN's samples of one packet come together.
@@ -119,11 +128,9 @@ void FlowTable::add(const Batch& batch, uint32_t count, double now_ms, double wa
       packet->samples = 0;
       packet->cookies.clear();
       std::copy(words, words + packet_fields::kWords, packet->words);
-      const std::string_view src = text_of(texts_, words[packet_fields::kSrcText]);
-      const std::string_view dst = text_of(texts_, words[packet_fields::kDstText]);
-      packet->texts.assign(src).append(dst);
-      packet->words[packet_fields::kSrcText] = static_cast<uint32_t>(src.size());
-      packet->words[packet_fields::kDstText] = static_cast<uint32_t>(src.size() << 8 | dst.size());
+      packet->src_bytes = copy_address(words[packet_fields::kSrcText], r.data, r.data_length, packet->addresses);
+      packet->dst_bytes =
+          copy_address(words[packet_fields::kDstText], r.data, r.data_length, packet->addresses + packet->src_bytes);
       if (grouping) {
         if (pending_ > buckets_.size())
           grow_buckets();
@@ -155,16 +162,20 @@ void FlowTable::release(double now_ms) {
 void FlowTable::complete(const Pending& packet) {
   namespace word = packet_fields;
   const double packets = packets_sampled_by(packet.rate, packet.probability);
+  // The fixed part in one buffer, then the cookies: one copy each into the reused key.
+  const uint32_t address_bytes = uint32_t{packet.src_bytes} + packet.dst_bytes;
+  uint32_t fixed[7 + sizeof packet.addresses / sizeof(uint32_t)] = {
+      packet.group,
+      packet.words[word::kKinds] & 0xffff,
+      packet.words[word::kProtocol],
+      packet.words[word::kDstPort],
+      packet.words[word::kIcmp],
+      options_.by_source_port ? packet.words[word::kSrcPort] : 0,
+      uint32_t{packet.src_bytes} << 8 | packet.dst_bytes,  // where the source ends and the destination does
+  };
+  std::memcpy(fixed + 7, packet.addresses, address_bytes);
   std::string& key = key_;
-  key.clear();
-  append_u32(key, packet.group);
-  append_u32(key, packet.words[word::kKinds] & 0xffff);
-  append_u32(key, packet.words[word::kProtocol]);
-  append_u32(key, packet.words[word::kDstPort]);
-  append_u32(key, packet.words[word::kIcmp]);
-  append_u32(key, options_.by_source_port ? packet.words[word::kSrcPort] : 0);
-  append_u32(key, packet.words[word::kDstText]);  // the two texts' lengths: where src ends and dst does
-  key.append(packet.texts);
+  key.assign(reinterpret_cast<const char*>(fixed), 7 * sizeof(uint32_t) + address_bytes);
   key.append(packet.cookies);
 
   auto found = index_.find(key);
@@ -181,7 +192,11 @@ void FlowTable::complete(const Pending& packet) {
     flow.group = packet.group;
     flow.cookies = packet.cookies;
     std::copy(packet.words, packet.words + word::kWords, flow.words);
-    flow.texts = packet.texts;
+    append_address_text(flow.texts, packet.addresses, packet.src_bytes);
+    const size_t src_length = flow.texts.size();
+    append_address_text(flow.texts, packet.addresses + packet.src_bytes, packet.dst_bytes);
+    flow.words[word::kSrcText] = static_cast<uint32_t>(src_length);
+    flow.words[word::kDstText] = static_cast<uint32_t>(src_length << 8 | (flow.texts.size() - src_length));
   }
   NativeFlow& flow = flows_[found->second];
   if (flow.sampled_packets == 0) {

@@ -137,8 +137,12 @@ class FlowTable {
     bool probability = false;
     uint32_t samples = 0;
     std::string cookies;
+    // The first sample's fields; its addresses' bytes, the source's then the destination's, in
+    // `addresses` (their text is made only for a new flow).
     uint32_t words[packet_fields::kWords] = {};
-    std::string texts;
+    uint8_t addresses[32] = {};
+    uint8_t src_bytes = 0;
+    uint8_t dst_bytes = 0;
   };
 
   bool near(const Pending& p, int64_t datapath_key, double time_ns) const;
@@ -180,7 +184,8 @@ class FlowTable {
   double overflow_packets_ = 0;
   double malformed_records_ = 0;
 
-  // The batch's decoded fields, kept between batches for their room.
+  // The batch's decoded fields, kept between batches for their room (`texts_` stays empty: the
+  // addresses are read as bytes).
   std::vector<uint32_t> words_;
   std::string texts_;
 };

@@ -6,7 +6,9 @@
 // - close(): stop() from that JavaScript thread, at any moment of a flood, then count_undelivered;
 // - worker.terminate(): the TSFN finalizer calls stop() from the worker's thread while the reader
 //   may be notifying; after it returns, no notify() may come (the TSFN is gone by then);
-// - several readers on one group, each with its own threads, opened and closed concurrently.
+// - several readers on one group, each with its own threads, opened and closed concurrently;
+// - a reader feeding watch --aggregate's flow table (Reader::feed): drains from the "JavaScript"
+//   thread racing the reader's adds, the table closed while the reader adds, the reader stopped.
 // Node itself cannot run under TSan (its runtime preloaded into node crashes at start), so the
 // N-API half of the hand-off is not here: it is Node's (napi_threadsafe_function) and is
 // exercised under ASan by npm run test:asan.
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "../tests/netlink_builder.h"
+#include "aggregate/shared_flow_table.h"
 #include "private_netns.h"
 #include "socket/injector.h"
 #include "socket/reader.h"
@@ -224,6 +227,91 @@ void terminate_during_flood(int rounds) {
   }
 }
 
+// A reader feeding a flow table, drained every millisecond by a thread of its own (the
+// JavaScript timer) while the flood goes on: every sample sent is in a drained flow or counted.
+void fed_table_accounting() {
+  FlowTableOptions table_options;
+  table_options.group_window_ms = 5;
+  auto table = std::make_shared<SharedFlowTable>(table_options);
+  SocketOptions options;
+  options.protocol = SourceProtocol::kUsersock;
+  options.family_id = kFamily;
+  options.group_id = kGroup;
+  options.receive_buffer_bytes = 1 << 20;
+  SetupError error;
+  std::atomic<bool> notified_after_stop{false};
+  std::atomic<bool> stopped{false};
+  auto reader = Reader::start(
+      options, 4096,
+      [&] {
+        if (stopped) notified_after_stop = true;
+      },
+      error, 2ms);
+  if (!reader) return fail("fed table: Reader::start: " + error.message);
+  reader->feed(table);
+  std::atomic<bool> closing{false};
+  double drained_samples = 0;
+  double stats[flow_table::kStatSlots] = {};
+  std::thread timer([&] {
+    while (!closing) {
+      table->drain(false, false, stats, [&](const NativeFlow& flow) { drained_samples += flow.samples; });
+      (void)reader->stats();
+      std::this_thread::sleep_for(1ms);
+    }
+  });
+  Flood flood;
+  std::this_thread::sleep_for(300ms);
+  const uint64_t sent = flood.stop();
+  std::this_thread::sleep_for(100ms);
+  closing = true;
+  timer.join();
+  reader->stop();
+  stopped = true;
+  table->drain(true, true, stats, [&](const NativeFlow& flow) { drained_samples += flow.samples; });
+  const Stats s = reader->stats();
+  const uint64_t counted = s[kReceived] + s[kQueueDrops] + s[kCloseDiscards] + s[kKernelDrops];
+  if (counted != sent || s[kQueued] != 0)
+    fail("fed table: sent " + std::to_string(sent) + ", received " + std::to_string(s[kReceived]) +
+         " + drops and discards = " + std::to_string(counted) + ", queued " + std::to_string(s[kQueued]));
+  if (drained_samples != static_cast<double>(s[kReceived]))
+    fail("fed table: the table took " + std::to_string(s[kReceived]) + " samples, its flows hold " +
+         std::to_string(drained_samples));
+  if (s[kReceived] == 0) fail("fed table: nothing was fed");
+  if (notified_after_stop) fail("fed table: notify() after stop()");
+}
+
+// The table closed (watch's close) while the reader still adds: what it reads afterwards is
+// counted as discarded at close, nothing is added to a freed table.
+void fed_table_closed_during_flood(int rounds) {
+  std::mt19937 random(13);
+  for (int i = 0; i < rounds; i++) {
+    auto table = std::make_shared<SharedFlowTable>(FlowTableOptions{});
+    SocketOptions options;
+    options.protocol = SourceProtocol::kUsersock;
+    options.family_id = kFamily;
+    options.group_id = kGroup;
+    options.receive_buffer_bytes = 1 << 20;
+    SetupError error;
+    auto reader = Reader::start(
+        options, 4096, [] {}, error, 1ms);
+    if (!reader) return fail("fed table closed: Reader::start: " + error.message);
+    reader->feed(table);
+    Flood flood;
+    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 20));
+    table->close();
+    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 5));
+    const uint64_t sent = flood.stop();
+    std::this_thread::sleep_for(20ms);
+    reader->stop();
+    const Stats s = reader->stats();
+    const uint64_t counted = s[kReceived] + s[kQueueDrops] + s[kCloseDiscards] + s[kKernelDrops];
+    if (counted != sent)
+      fail("fed table closed: sent " + std::to_string(sent) + ", counted " + std::to_string(counted));
+    double stats[flow_table::kStatSlots] = {};
+    if (table->drain(true, true, stats, [](const NativeFlow&) {})) fail("fed table closed: a closed table drained");
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -233,11 +321,14 @@ int main() {
   stalled_consumer_accounting();
   busy_consumer_accounting();
   terminate_during_flood(20);
+  fed_table_accounting();
+  fed_table_closed_during_flood(20);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (failures > 0) return 1;
   std::printf(
       "reader stress: close during a flood x40, stalled and busy consumers accounted exactly, "
-      "terminate from another thread x20 (3 readers each), in %.1f s\n",
+      "terminate from another thread x20 (3 readers each), a fed flow table drained during a flood and accounted "
+      "exactly, closed during a flood x20, in %.1f s\n",
       seconds);
   return 0;
 }

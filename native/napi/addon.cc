@@ -97,7 +97,8 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     return DefineClass(env, "NativeReader",
                        {InstanceMethod("take", &ReaderWrap::Take), InstanceMethod("stats", &ReaderWrap::Stats),
                         InstanceMethod("close", &ReaderWrap::Close), InstanceMethod("ref", &ReaderWrap::Ref),
-                        InstanceMethod("unref", &ReaderWrap::Unref), InstanceMethod("info", &ReaderWrap::Info)});
+                        InstanceMethod("unref", &ReaderWrap::Unref), InstanceMethod("info", &ReaderWrap::Info),
+                        InstanceMethod("feed", &ReaderWrap::Feed)});
   }
 
   // new NativeReader(options, onReadable)
@@ -198,6 +199,13 @@ class ReaderWrap : public Napi::ObjectWrap<ReaderWrap> {
     for (auto& batch : link_->reader->take(stats)) push_batch(env, out, *batch);
     write_stats(stats, out_stats);
     return out;
+  }
+
+  // feed(table: NativeFlowTable): the reader thread adds its batches to the table from now on.
+  void Feed(const Napi::CallbackInfo& info) {
+    std::shared_ptr<BatchConsumer> consumer = flow_table_consumer(info[0]);
+    if (!consumer) throw_invalid(info.Env(), "feed(table: NativeFlowTable)");
+    link_->reader->feed(std::move(consumer));
   }
 
   // stats(out: Float64Array(abi.stats.length)): every count, in socket_stats.h's order.

@@ -1,6 +1,7 @@
-// NativeFlowTable: one instance per `watch --aggregate`, owned by its JavaScript object (nothing
-// global, so workers each have their own). One call per delivered batch (add) and one per drain:
-// nothing per packet crosses to JavaScript. A drain returns the touched flows' numbers in one
+// NativeFlowTable: one instance per `watch --aggregate`, owned by its JavaScript object and, once
+// a NativeReader feeds it, by that reader's thread too (nothing global, so workers each have their
+// own). One call per batch JavaScript holds (add) and one per drain: nothing per packet crosses to
+// JavaScript. A drain returns the touched flows' numbers in one
 // Float64Array (slots named by the class's countSlot) and, for a flow JavaScript has not seen yet,
 // its key: [id, group, words (Uint32Array, packet_fields.h), texts, cookies (Uint8Array each)].
 #include "napi/addon_flow_table.h"
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "aggregate/flow_table.h"
+#include "aggregate/shared_flow_table.h"
 #include "wire/batch_layout.h"
 
 namespace ovnpsample {
@@ -38,10 +40,11 @@ bool finite(const Napi::Value& value) {
 
 constexpr const char* kConstructorUsage =
     "constructor({ groupWindowMs: number >= 0, maxFlows: whole number >= 1, bySourcePort: boolean })";
-constexpr const char* kAddUsage =
-    "add(batch: ArrayBuffer, count: number, littleEndian: boolean, nowMs: number, wallMs: number)";
-constexpr const char* kDrainUsage =
-    "drain(nowMs: number, final: boolean, endInterval: boolean, stats: Float64Array(statSlots))";
+constexpr const char* kAddUsage = "add(batch: ArrayBuffer, count: number, littleEndian: boolean)";
+constexpr const char* kDrainUsage = "drain(final: boolean, endInterval: boolean, stats: Float64Array(statSlots))";
+
+// Marks a NativeFlowTable, so a NativeReader told to feed one knows it is one.
+constexpr napi_type_tag kFlowTableTag = {0x6f766e7073616d70, 0x666c6f777461626c};
 
 class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
  public:
@@ -60,7 +63,8 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
          StaticValue("countSlots", Napi::Number::New(env, flow_table::kCountSlots)), StaticValue("statSlot", stat_slot),
          StaticValue("statSlots", Napi::Number::New(env, flow_table::kStatSlots)),
          StaticMethod("packetsSampledBy", &FlowTableWrap::PacketsSampledBy), InstanceMethod("add", &FlowTableWrap::Add),
-         InstanceMethod("drain", &FlowTableWrap::Drain), InstanceMethod("close", &FlowTableWrap::Close)});
+         InstanceMethod("drain", &FlowTableWrap::Drain), InstanceMethod("close", &FlowTableWrap::Close),
+         InstanceAccessor("closed", &FlowTableWrap::Closed, nullptr)});
   }
 
   explicit FlowTableWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<FlowTableWrap>(info) {
@@ -77,12 +81,18 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
     options.group_window_ms = window.As<Napi::Number>().DoubleValue();
     options.max_flows = static_cast<size_t>(max_flows.As<Napi::Number>().DoubleValue());
     options.by_source_port = by_source_port.As<Napi::Boolean>().Value();
-    table_ = std::make_unique<FlowTable>(options);
+    table_ = std::make_shared<SharedFlowTable>(options);
+    info.This().As<Napi::Object>().TypeTag(&kFlowTableTag);
+  }
+
+  static std::shared_ptr<SharedFlowTable> Of(const Napi::Value& value) {
+    if (!value.IsObject() || !value.As<Napi::Object>().CheckTypeTag(&kFlowTableTag)) return nullptr;
+    return Unwrap(value.As<Napi::Object>())->table_;
   }
 
  private:
-  FlowTable& table(Napi::Env env) {
-    if (!table_) {
+  SharedFlowTable& table(Napi::Env env) {
+    if (table_->closed()) {
       Napi::Error e = Napi::Error::New(env, "NativeFlowTable: used after close()");
       e.Set("code", Napi::String::New(env, "CLOSED"));
       throw e;
@@ -102,31 +112,27 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
   // add(...) -> packets waiting in the grouping window
   Napi::Value Add(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!info[0].IsArrayBuffer() || !whole(info[1], 0xffffffff) || !info[2].IsBoolean() || !finite(info[3]) ||
-        !finite(info[4]))
-      throw_usage(env, kAddUsage);
-    FlowTable& flows = table(env);
+    if (!info[0].IsArrayBuffer() || !whole(info[1], 0xffffffff) || !info[2].IsBoolean()) throw_usage(env, kAddUsage);
+    SharedFlowTable& flows = table(env);
     Napi::ArrayBuffer buffer = info[0].As<Napi::ArrayBuffer>();
     const Batch batch{static_cast<const uint8_t*>(buffer.Data()), buffer.ByteLength(),
                       info[2].As<Napi::Boolean>().Value() != layout::kLittleEndian};
-    flows.add(batch, info[1].As<Napi::Number>().Uint32Value(), info[3].As<Napi::Number>().DoubleValue(),
-              info[4].As<Napi::Number>().DoubleValue());
-    return Napi::Number::New(env, static_cast<double>(flows.pending()));
+    return Napi::Number::New(env, static_cast<double>(flows.add(batch, info[1].As<Napi::Number>().Uint32Value())));
   }
 
   // drain(...) -> [counts: Float64Array, keys: array]
   Napi::Value Drain(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!finite(info[0]) || !info[1].IsBoolean() || !info[2].IsBoolean() || !info[3].IsTypedArray() ||
-        info[3].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
-        info[3].As<Napi::Float64Array>().ElementLength() != flow_table::kStatSlots)
+    if (!info[0].IsBoolean() || !info[1].IsBoolean() || !info[2].IsTypedArray() ||
+        info[2].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array ||
+        info[2].As<Napi::Float64Array>().ElementLength() != flow_table::kStatSlots)
       throw_usage(env, kDrainUsage);
-    FlowTable& flows = table(env);
+    SharedFlowTable& flows = table(env);
     counts_.clear();
     Napi::Array keys = Napi::Array::New(env);
     uint32_t key_at = 0;
-    flows.drain(info[0].As<Napi::Number>().DoubleValue(), info[1].As<Napi::Boolean>().Value(),
-                info[2].As<Napi::Boolean>().Value(), [&](const NativeFlow& flow) {
+    flows.drain(info[0].As<Napi::Boolean>().Value(), info[1].As<Napi::Boolean>().Value(),
+                info[2].As<Napi::Float64Array>().Data(), [&](const NativeFlow& flow) {
                   counts_.insert(counts_.end(), {static_cast<double>(flow.id), flow.sampled_packets, flow.samples,
                                                  flow.packets, flow.first_ns, flow.last_ns});
                   if (flow.announced) return;
@@ -149,7 +155,6 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
                   keys.Set(key_at++, Napi::String::New(env, flow.texts));
                   keys.Set(key_at++, cookies);
                 });
-    flows.take_stats(info[3].As<Napi::Float64Array>().Data());
     Napi::Float64Array counts = Napi::Float64Array::New(env, counts_.size());
     std::copy(counts_.begin(), counts_.end(), counts.Data());
     Napi::Array out = Napi::Array::New(env, 2);
@@ -158,14 +163,19 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
     return out;
   }
 
-  void Close(const Napi::CallbackInfo&) { table_.reset(); }
+  Napi::Value Closed(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), table_->closed()); }
 
-  std::unique_ptr<FlowTable> table_;
+  // The table's memory goes now, even while a reader still holds it (it then counts what it reads as discarded).
+  void Close(const Napi::CallbackInfo&) { table_->close(); }
+
+  std::shared_ptr<SharedFlowTable> table_;
   std::vector<double> counts_;
 };
 
 }  // namespace
 
 Napi::Function define_flow_table(Napi::Env env) { return FlowTableWrap::Define(env); }
+
+std::shared_ptr<BatchConsumer> flow_table_consumer(const Napi::Value& value) { return FlowTableWrap::Of(value); }
 
 }  // namespace ovnpsample

@@ -281,8 +281,31 @@ void Reader::appended() {
   if (building_->size() >= kBatchBytes) flush();
 }
 
-// Queues the batch being built, if any, and publishes every count but the kernel's drops.
+// Queues the batch being built, if any (or hands it to the consumer, with what was queued before
+// it came), and publishes every count but the kernel's drops.
 void Reader::flush() {
+  std::shared_ptr<BatchConsumer> consumer;
+  std::deque<std::unique_ptr<SampleBatch>> backlog;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    consumer = consumer_;
+    if (consumer && !queue_.empty()) {
+      backlog.swap(queue_);
+      queued_.store(0);
+      queued_bytes_.store(0);
+    }
+  }
+  if (consumer) {
+    for (const auto& batch : backlog) hand_to(*consumer, *batch);
+    if (building_->count > 0) {
+      hand_to(*consumer, *building_);
+      building_->bytes.clear();  // keeps its room: the next batch is alike
+      building_->count = 0;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    published_ = counting_;
+    return;
+  }
   const bool has_batch = building_->count > 0;
   const size_t size = building_->size();
   {
@@ -298,6 +321,15 @@ void Reader::flush() {
     building_ = std::make_unique<SampleBatch>(size);
     signal_js();
   }
+}
+
+void Reader::hand_to(BatchConsumer& consumer, const SampleBatch& batch) {
+  counting_[consumer.consume(batch) ? kReceived : kCloseDiscards] += batch.count;
+}
+
+void Reader::feed(std::shared_ptr<BatchConsumer> consumer) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  consumer_ = std::move(consumer);
 }
 
 // Reads the kernel's drop counter, at most every kDropCheckInterval unless `now_anyway`.

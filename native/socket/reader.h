@@ -16,6 +16,7 @@
 #include "socket/datagram_policy.h"
 #include "socket/psample_socket.h"
 #include "socket/setup_error.h"
+#include "wire/batch_consumer.h"
 #include "wire/psample_parser.h"
 #include "wire/sample_batch.h"
 #include "wire/socket_stats.h"
@@ -48,6 +49,10 @@ class Reader final : private DatagramSink {
 
   // JS thread: takes everything queued, fills `stats` and re-arms the notification.
   std::deque<std::unique_ptr<SampleBatch>> take(Stats& stats);
+  // JS thread: from the next hand-off on, every batch (and what is still queued) goes to
+  // `consumer` on this thread instead of JavaScript's queue, and is counted as received there.
+  // JavaScript is then told only of new counts (drops, gaps, failure).
+  void feed(std::shared_ptr<BatchConsumer> consumer);
   Stats stats();
   // Idempotent. Joins the thread, which first leaves every group and counts what the socket
   // still held; then counts what was queued for JavaScript, and closes the socket. The counters
@@ -73,6 +78,7 @@ class Reader final : private DatagramSink {
   void follow_family(const FamilyInfo& family);
   void verify_membership();
   void flush();
+  void hand_to(BatchConsumer& consumer, const SampleBatch& batch);
   void check_socket_drops(bool now_anyway);
   void announce();
   void fail(int errnum);
@@ -106,6 +112,7 @@ class Reader final : private DatagramSink {
   double last_gap_ms_ = -1;
   uint32_t last_socket_drops_ = 0;
   std::deque<std::unique_ptr<SampleBatch>> queue_;
+  std::shared_ptr<BatchConsumer> consumer_;
   Stats published_{};
   std::atomic<uint64_t> queued_{0};
   std::atomic<size_t> queued_bytes_{0};

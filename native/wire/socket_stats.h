@@ -10,9 +10,12 @@
 #include <cstdint>
 
 // X(identifier, JavaScript name, documentation)
-// kReceived is counted by the JavaScript side, the only one that knows what it delivered.
+// kReceived is counted by the JavaScript side, the only one that knows what it delivered, and by
+// the reader thread for what it hands to a consumer of its own (wire/batch_consumer.h).
 #define OVNPSAMPLE_SOCKET_STATS(X)                                                                                    \
-  X(kReceived, received, "Messages delivered to listeners and iterators (samples and group events).")                 \
+  X(kReceived, received,                                                                                              \
+    "Messages delivered to listeners and iterators, or to watch --aggregate's native flow table (samples and group "  \
+    "events).")                                                                                                       \
   X(kDatagrams, datagrams, "Datagrams read from the socket.")                                                         \
   X(kKernelDrops, kernelDrops, "Messages the kernel dropped because the receive buffer was full (SK_MEMINFO_DROPS).") \
   X(kEnobufs, enobufs, "Times the kernel reported ENOBUFS on receive.")                                               \

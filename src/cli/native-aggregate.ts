@@ -13,12 +13,17 @@ import type { WatchCounts } from './watch-summary';
  */
 export const NATIVE_FLOWS_PER_RECORD = 4;
 
+/** How often the native flows are drained at most: the metrics are this current. */
+export const NATIVE_DRAIN_EVERY_MS = 1000;
+
 /**
  * watch --aggregate over the psample socket when nothing needs each packet (no pcapng, no
- * --count): the socket's batches go to native flows (src/events/native-flows.ts), drained after
- * each delivery (the metrics stay current), when packets waited out their window, and as each
- * interval ends. Each drained flow counts as the per-packet path counts its packets: into watch's
- * counts, the metrics, the filter (once per flow and chain) and the interval's flows.
+ * --count): the socket's reader thread adds its batches to native flows
+ * (src/events/native-flows.ts) where it reads them, and JavaScript drains them every second (or
+ * each interval, if shorter: the metrics stay current), when packets waited out their window,
+ * before each metrics scrape, and as each interval ends. Batches the socket handed over before it
+ * was fed are added here. Each drained flow counts as the per-packet path counts its packets: into
+ * watch's counts, the metrics, the filter (once per flow and chain) and the interval's flows.
  */
 export function nativeFlowsOf(
   pipeline: Pipeline,
@@ -26,6 +31,7 @@ export function nativeFlowsOf(
   maxFlows: number,
   bySourcePort: boolean,
   groupWindowMs: number,
+  intervalMs: number,
   counts: WatchCounts,
   accept: (subject: FlowSubject) => boolean,
   metrics: OvnPsampleMetrics | undefined,
@@ -67,11 +73,15 @@ export function nativeFlowsOf(
     maxFlows: maxFlows * NATIVE_FLOWS_PER_RECORD,
     bySourcePort,
     due: () => drain(false, false),
+    drainEveryMs: Math.min(NATIVE_DRAIN_EVERY_MS, intervalMs),
   });
   pipeline.socket!.on('batch', (batch) => {
     native.add(batch);
     drain(false, false);
   });
+  native.readFrom(pipeline.socket!);
+  // A scrape sees every packet whose grouping window has passed, as the per-packet path shows it.
+  metrics?.beforeEachScrape(() => drain(false, false));
   intervals.beforeEachEnd((final) => drain(final, true));
   return native;
 }

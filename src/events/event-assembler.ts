@@ -3,7 +3,6 @@ import { performance } from 'node:perf_hooks';
 import { RECORD } from '../native/abi.generated';
 import { OVN_COOKIE_BYTES, readCookieId, splitObservationDomain, type ObservationIds } from '../ovn/cookie';
 import type { OvnSampleDecoder } from '../ovn/decoder';
-import type { Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo, OvnSampleEvent } from '../ovn/event';
 import type { PodDirectory } from '../ovn/pod-directory';
 import { decodePacket } from '../packet/decode';
@@ -15,6 +14,7 @@ import type { PsampleBatch } from '../psample/batch';
 import { recordIifindex } from '../psample/sample';
 import type { PsampleMessage } from '../psample/types';
 import type { SampleSummary } from './event-samples';
+import { LazyEndpoints } from './lazy-endpoints';
 import type { NetworkEvent, VerdictStep } from './network-event';
 import { PacketGrouper, type PendingPacket } from './packet-grouper';
 import { VerdictChains, type VerdictChain } from './verdict-chains';
@@ -66,16 +66,14 @@ function stepOf(key: object): Omit<VerdictStep, 'samples'> {
  * its event. Its first sample is read where it lies in its batch; the sample objects, the bigint
  * time and the whole decoded packet are made only when read.
  */
-class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
+class PacketEvent extends LazyEndpoints implements NetworkEvent, PendingPacket, SampleSummary {
   deadline = 0;
   waiting = false;
   nextInBucket: PendingPacket | undefined = undefined;
   /** Where the packet's samples lead on the tree of chains; its chain once handed on. */
   node: VerdictChain;
-  /** Resolves the endpoints when they are first read: a consumer that keys on addresses (watch --aggregate) resolves a flow's once. */
+  /** Set as the packet is handed on: its endpoints are resolved when first read. */
   pods: PodDirectory | undefined;
-  #src: Endpoint | undefined | null = null;
-  #dst: Endpoint | undefined | null = null;
   chain: readonly VerdictStep[] = [];
   verdict: Verdict = 'unknown';
   /** The first record, for a packet an IPFIX exporter reported. */
@@ -105,23 +103,9 @@ class PacketEvent implements NetworkEvent, PendingPacket, SampleSummary {
     readonly datapath: OvnDatapathInfo | undefined,
     node: VerdictChain,
   ) {
+    super();
     this.#first = first;
     this.node = node;
-  }
-
-  get src(): Endpoint | undefined {
-    if (this.#src === null) this.#src = this.pods === undefined ? undefined : this.#endpoint(this.pods, this.fields.src);
-    return this.#src;
-  }
-
-  get dst(): Endpoint | undefined {
-    if (this.#dst === null) this.#dst = this.pods === undefined ? undefined : this.#endpoint(this.pods, this.fields.dst);
-    return this.#dst;
-  }
-
-  // Without a pod directory no address text is made to find nothing.
-  #endpoint(pods: PodDirectory, address: string | undefined): Endpoint | undefined {
-    return address === undefined ? undefined : pods.resolve(this.datapath?.network, address);
   }
 
   get group(): number {
@@ -384,7 +368,11 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
    * a sample without a cookie), made as pushBatch() makes a packet's, and the datapath of its first
    * sample: what watch --aggregate's native flows (src/events/native-flows.ts) stand for.
    */
-  chainOf(cookies: readonly Uint8Array[]): { readonly chain: readonly VerdictStep[]; readonly datapath: OvnDatapathInfo | undefined } {
+  chainOf(cookies: readonly Uint8Array[]): {
+    readonly chain: readonly VerdictStep[];
+    readonly verdict: Verdict;
+    readonly datapath: OvnDatapathInfo | undefined;
+  } {
     let node = this.chains.empty;
     let datapath: OvnDatapathInfo | undefined;
     for (let i = 0; i < cookies.length; i++) {
@@ -401,7 +389,7 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
       if (i === 0) datapath = this.datapathOf(key);
       node = this.chains.next(node, key);
     }
-    return { chain: node.steps, datapath };
+    return { chain: node.steps, verdict: node.verdict, datapath };
   }
 
   /** Emits the packets still waiting for more samples. */
@@ -460,9 +448,8 @@ export class NetworkEventAssembler extends EventEmitter<NetworkEventAssemblerEve
 
   private emitPacket(packet: PacketEvent): void {
     packet.pods = this.pods;
-    const chain = packet.node.steps;
-    packet.chain = chain;
-    packet.verdict = chain[chain.length - 1]!.verdict;
+    packet.chain = packet.node.steps;
+    packet.verdict = packet.node.verdict;
     this.emit('event', packet);
   }
 }

@@ -1,12 +1,12 @@
-import { performance } from 'node:perf_hooks';
 import type { OvnSampleDecoder } from '../ovn/decoder';
-import type { Endpoint } from '../ovn/endpoint';
 import type { OvnDatapathInfo } from '../ovn/event';
 import type { PodDirectory } from '../ovn/pod-directory';
 import { addon, type NativeFlowTable } from '../native/binding';
 import { PacketFieldsView } from '../packet/fields';
 import type { PsampleBatch } from '../psample/batch';
+import type { PsampleSocket } from '../psample/socket';
 import type { NetworkEventAssembler } from './event-assembler';
+import { LazyEndpoints } from './lazy-endpoints';
 import type { FlowSubject, VerdictStep } from './network-event';
 import type { Verdict } from './verdict';
 
@@ -22,7 +22,7 @@ const NO_BYTES = new Uint8Array(0);
  * interval (the native table forgets its flows when an interval ends); its chain is made again
  * after the decoder's answers changed.
  */
-export class NativeFlow implements FlowSubject {
+export class NativeFlow extends LazyEndpoints implements FlowSubject {
   chain: readonly VerdictStep[] = [];
   verdict: Verdict = 'unknown';
   datapath: OvnDatapathInfo | undefined;
@@ -30,8 +30,6 @@ export class NativeFlow implements FlowSubject {
   madeIn = -1;
   /** The filter's answer for the current chain: undefined until asked. */
   accepted: boolean | undefined;
-  #src: Endpoint | undefined | null = null;
-  #dst: Endpoint | undefined | null = null;
 
   constructor(
     readonly id: number,
@@ -39,21 +37,9 @@ export class NativeFlow implements FlowSubject {
     readonly fields: PacketFieldsView,
     /** Each sample's cookie, in order (empty: the sample had none). */
     readonly cookies: readonly Uint8Array[],
-    private readonly pods: PodDirectory | undefined,
-  ) {}
-
-  get src(): Endpoint | undefined {
-    if (this.#src === null) this.#src = this.#endpoint(this.fields.src);
-    return this.#src;
-  }
-
-  get dst(): Endpoint | undefined {
-    if (this.#dst === null) this.#dst = this.#endpoint(this.fields.dst);
-    return this.#dst;
-  }
-
-  #endpoint(address: string | undefined): Endpoint | undefined {
-    return this.pods === undefined || address === undefined ? undefined : this.pods.resolve(this.datapath?.network, address);
+    readonly pods: PodDirectory | undefined,
+  ) {
+    super();
   }
 }
 
@@ -87,15 +73,20 @@ export interface NativeFlowsOptions {
   readonly maxFlows: number;
   /** Keys the source port too (a --port filter reads it). */
   readonly bySourcePort: boolean;
-  /** Called when packets waited out their window with no batch after them: drain then. */
+  /**
+   * Called when flows may wait: packets waited out their window with no batch after them, or,
+   * once fed by a socket's reader thread, every `drainEveryMs`. Drain then.
+   */
   readonly due: () => void;
+  /** Once fed by a socket (readFrom): how often `due` is called. */
+  readonly drainEveryMs?: number;
 }
 
 /**
  * watch --aggregate's psample packets grouped and summed natively (native/aggregate/flow_table.h):
- * one addon call per delivered batch (add) and one per drain, nothing per packet. A drain hands on
- * each flow touched since the last one with its counts; a flow's chain and endpoints are made once
- * per interval, when the flow is first drained.
+ * fed by the socket's reader thread (readFrom), or one addon call per delivered batch (add); one
+ * call per drain, nothing per packet. A drain hands on each flow touched since the last one with
+ * its counts; a flow's chain and endpoints are made once per interval, when the flow is first drained.
  */
 export class NativeFlows {
   readonly #table: NativeFlowTable;
@@ -104,6 +95,8 @@ export class NativeFlows {
   readonly #pods: PodDirectory | undefined;
   readonly #windowMs: number;
   readonly #due: () => void;
+  readonly #drainEveryMs: number;
+  #fed: NodeJS.Timeout | undefined;
   readonly #flows = new Map<number, NativeFlow>();
   readonly #stats = new Float64Array(NativeFlowTableClass.statSlots);
   readonly #counts: NativeFlowCounts = { sampledPackets: 0, samples: 0, packets: 0, firstMs: 0, lastMs: 0 };
@@ -130,6 +123,7 @@ export class NativeFlows {
     this.#pods = options.pods;
     this.#windowMs = options.groupWindowMs;
     this.#due = options.due;
+    this.#drainEveryMs = options.drainEveryMs ?? 1000;
     this.#decoder?.on('change', this.#changed);
   }
 
@@ -137,10 +131,21 @@ export class NativeFlows {
     return this.#closed;
   }
 
+  /**
+   * The socket's reader thread adds its batches to the table from its next hand-off on, and
+   * `due` is called every `drainEveryMs` (the window's packets complete there). Batches the socket
+   * had already handed over still come through `batch` events: give them to add().
+   */
+  readFrom(socket: PsampleSocket): void {
+    if (this.#closed || this.#fed !== undefined) return;
+    socket.feed(this.#table);
+    this.#fed = setInterval(this.#due, this.#drainEveryMs).unref();
+  }
+
   /** Takes a delivered batch (`socket.on('batch', …)`). */
   add(batch: PsampleBatch): void {
     if (this.#closed) return;
-    const pending = this.#table.add(batch.buffer, batch.length, batch.littleEndian, performance.now(), Date.now());
+    const pending = this.#table.add(batch.buffer, batch.length, batch.littleEndian);
     // A packet's window ends with no batch after it when traffic stops: its flow is drained then.
     if (pending > 0) this.#timer ??= setTimeout(this.#onTimer, this.#windowMs).unref();
   }
@@ -154,7 +159,7 @@ export class NativeFlows {
   drain(final: boolean, endInterval: boolean, visit: (flow: NativeFlow, counts: NativeFlowCounts) => void): NativeFlowDrain {
     if (this.#closed) return { overflow: { sampledPackets: 0, samples: 0, packets: 0 }, malformedRecords: 0 };
     const stats = this.#stats;
-    const [numbers, keys] = this.#table.drain(performance.now(), final, endInterval, stats);
+    const [numbers, keys] = this.#table.drain(final, endInterval, stats);
     for (let i = 0; i < keys.length; i += 5) {
       const id = keys[i] as number;
       const fields = new PacketFieldsView(keys[i + 2] as Uint32Array, 0, keys[i + 3] as string, NO_BYTES);
@@ -182,7 +187,7 @@ export class NativeFlows {
     } else if (stats[STAT.pending] === 0) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
-    } else if (this.#timer === undefined && !final) {
+    } else if (this.#timer === undefined && !final && this.#fed === undefined) {
       this.#timer = setTimeout(this.#onTimer, this.#windowMs).unref();
     }
     if (failure !== undefined) throw failure.error;
@@ -201,15 +206,16 @@ export class NativeFlows {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#fed);
     this.#timer = undefined;
     this.#decoder?.off('change', this.#changed);
     this.#table.close();
   }
 
   #make(flow: NativeFlow): void {
-    const { chain, datapath } = this.#assembler.chainOf(flow.cookies);
+    const { chain, verdict, datapath } = this.#assembler.chainOf(flow.cookies);
     flow.chain = chain;
-    flow.verdict = chain.length === 0 ? 'unknown' : chain[chain.length - 1]!.verdict;
+    flow.verdict = verdict;
     flow.datapath = datapath;
     flow.accepted = undefined;
     flow.madeIn = this.#answers;

@@ -1,4 +1,5 @@
 import type { VerdictStep } from './network-event';
+import type { Verdict } from './verdict';
 
 /**
  * A verdict chain made once and shared by every packet that takes the same way: its steps never
@@ -7,12 +8,15 @@ import type { VerdictStep } from './network-event';
  */
 export class VerdictChain {
   readonly steps: readonly VerdictStep[];
+  /** The packet's verdict: its last step's (unknown for a chain without steps). */
+  readonly verdict: Verdict;
   /** Where a sample with a key leads from here. */
   readonly #next = new Map<object, VerdictChain>();
 
   /** @internal */
   constructor(steps: readonly VerdictStep[]) {
     this.steps = steps;
+    this.verdict = steps.length === 0 ? 'unknown' : steps[steps.length - 1]!.verdict;
   }
 
   /** @internal */

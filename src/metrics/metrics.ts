@@ -146,6 +146,7 @@ function registerIpfixMetrics(registry: Registry, prefix: string, read: () => Ip
 export class OvnPsampleMetrics {
   readonly registry: Registry;
   private readonly sampleSeries = new SeriesTotals<'group' | 'app'>();
+  private readonly beforeScrapeHooks: (() => void)[] = [];
   private readonly verdictSeries = new SeriesTotals<VerdictLabel>();
   private readonly verdictPacketSeries = new SeriesTotals<VerdictLabel>();
   // Chains and their steps are shared by every packet that takes the same way (src/events/verdict-chains.ts).
@@ -162,12 +163,15 @@ export class OvnPsampleMetrics {
     this.namespaces = new BoundedLabel(max);
     this.policies = new BoundedLabel(max);
     const sampleSeries = this.sampleSeries;
+    const beforeScrapeHooks = this.beforeScrapeHooks;
     const samples: Counter<'group' | 'app'> = new Counter({
       name: `${prefix}samples_total`,
       help: 'psample samples received, by psample group and OVN sampling application',
       labelNames: ['group', 'app'],
       registers: [registry],
+      // Registered first, so read first: what a source held back is counted before any series is read.
       collect() {
+        for (const hook of beforeScrapeHooks) hook();
         sampleSeries.flush(samples);
       },
     });
@@ -263,6 +267,14 @@ export class OvnPsampleMetrics {
   }
 
   /** Counts one packet: its samples by group and app, and each step's verdict, once and as the packets it stands for. */
+  /**
+   * Calls `hook` as each scrape begins, before any series is read: a source that sums its counts
+   * and hands them on from time to time (watch --aggregate's native flows) hands them on then.
+   */
+  beforeEachScrape(hook: () => void): void {
+    this.beforeScrapeHooks.push(hook);
+  }
+
   observe(event: NetworkEvent): void {
     this.observeCounts(event, 1, packetsStoodFor(event));
   }

@@ -35,8 +35,10 @@ export type NativeBatches = Array<ArrayBuffer | number>;
 export interface NativeReader {
   /** Takes queued batches; fills `stats` (STAT_NAMES order) like stats() does. */
   take(stats: Float64Array): NativeBatches;
-  /** Fills `out` with every count, in STAT_NAMES order (received excepted: JavaScript counts it). */
+  /** Fills `out` with every count, in STAT_NAMES order (received: only what went to a fed table; JavaScript counts what it delivers). */
   stats(out: Float64Array): void;
+  /** From the next hand-off on, the reader thread adds its batches (and what is still queued) to `table` instead of queueing them for take(). */
+  feed(table: NativeFlowTable): void;
   info(): NativeReaderInfo;
   /** Stops the reader thread and counts what was never delivered, plus `undelivered` messages JavaScript had taken. */
   close(undelivered: number): void;
@@ -153,20 +155,21 @@ type EventJsonSlot =
  * natively (native/aggregate/flow_table.h); one call per delivered batch and one per drain.
  */
 export interface NativeFlowTable {
-  /** Takes a delivered batch; returns the packets waiting in the grouping window. */
-  add(batch: ArrayBuffer, count: number, littleEndian: boolean, nowMs: number, wallMs: number): number;
+  /** Takes a delivered batch; returns the packets waiting in the grouping window. The table reads its own clock (a fed table is added to on the reader thread). */
+  add(batch: ArrayBuffer, count: number, littleEndian: boolean): number;
   /**
    * The flows touched since the last drain: their numbers (countSlots each, NativeFlowTable.countSlot)
    * and, for each flow not drained before, its key: id, group, packet words, address texts, cookies.
    * `stats` gets NativeFlowTable.statSlot's counters.
    */
   drain(
-    nowMs: number,
     final: boolean,
     endInterval: boolean,
     stats: Float64Array,
   ): [counts: Float64Array, keys: (number | Uint32Array | string | Uint8Array[])[]];
   close(): void;
+  /** Whether close() was called: a reader feeding it counts what it reads as discarded at close. */
+  readonly closed: boolean;
 }
 
 export type NativeFlowCountSlot = 'id' | 'sampledPackets' | 'samples' | 'packets' | 'firstNs' | 'lastNs';

@@ -1,4 +1,11 @@
-import { addon, type NativeBatches, type NativeReader, type NativeReaderInfo, type NativeReaderOptions } from '../native/binding';
+import {
+  addon,
+  type NativeBatches,
+  type NativeFlowTable,
+  type NativeReader,
+  type NativeReaderInfo,
+  type NativeReaderOptions,
+} from '../native/binding';
 import { encodePsample } from './encode';
 import { STAT, statValues } from './stats';
 import type { PsampleMessage } from './types';
@@ -24,6 +31,7 @@ export class FakePsampleReader implements NativeReader {
   readonly #onReadable: () => void;
   readonly #stats = statValues();
   #batches: NativeBatches = [];
+  #table: NativeFlowTable | undefined;
   #announced = false;
   #closed = false;
 
@@ -46,7 +54,9 @@ export class FakePsampleReader implements NativeReader {
   deliver(messages: readonly Partial<PsampleMessage>[]): void {
     if (this.#closed) return;
     const groups = this.#options.groups;
-    let room = this.#options.queueCapacity - this.#stats[STAT.queued]!;
+    // A fed table takes what is queued first, and has no queue of its own to run out of room.
+    if (this.#table !== undefined) this.#handBacklog(this.#table);
+    let room = this.#table !== undefined ? Infinity : this.#options.queueCapacity - this.#stats[STAT.queued]!;
     let datagram: Uint8Array[] = [];
     let bytes = 0;
     const flush = (): void => {
@@ -56,8 +66,12 @@ export class FakePsampleReader implements NativeReader {
       for (const stat of [STAT.malformed, STAT.unknownAttributes, STAT.foreign, STAT.controlMessages]) {
         this.#stats[stat] = this.#stats[stat]! + parsed[stat]!;
       }
-      this.#batches.push(buffer, count);
-      this.#stats[STAT.queued] = this.#stats[STAT.queued]! + count;
+      if (this.#table !== undefined) {
+        this.#hand(this.#table, buffer, count);
+      } else {
+        this.#batches.push(buffer, count);
+        this.#stats[STAT.queued] = this.#stats[STAT.queued]! + count;
+      }
       datagram = [];
       bytes = 0;
     };
@@ -102,6 +116,10 @@ export class FakePsampleReader implements NativeReader {
     return batches;
   }
 
+  feed(table: NativeFlowTable): void {
+    this.#table = table;
+  }
+
   stats(out: Float64Array): void {
     out.set(this.#stats);
   }
@@ -121,6 +139,22 @@ export class FakePsampleReader implements NativeReader {
   ref(): void {}
 
   unref(): void {}
+
+  // As the reader thread hands a fed table its batches: added where read, counted as received (a
+  // table closed meanwhile refuses them: discarded at close).
+  #hand(table: NativeFlowTable, buffer: ArrayBuffer, count: number): void {
+    const taken = !table.closed;
+    if (taken) table.add(buffer, count, addon.abi.littleEndian);
+    const stat = taken ? STAT.received : STAT.closeDiscards;
+    this.#stats[stat] = this.#stats[stat]! + count;
+  }
+
+  #handBacklog(table: NativeFlowTable): void {
+    const batches = this.#batches;
+    this.#batches = [];
+    this.#stats[STAT.queued] = 0;
+    for (let i = 0; i < batches.length; i += 2) this.#hand(table, batches[i] as ArrayBuffer, batches[i + 1] as number);
+  }
 
   // As the reader thread's thread-safe function: one call on a later turn until the socket takes.
   #announce(): void {

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import os from 'node:os';
 
-import { addon, type NativeReader, type NativeReaderInfo, type NativeReaderOptions } from '../native/binding';
+import { addon, type NativeFlowTable, type NativeReader, type NativeReaderInfo, type NativeReaderOptions } from '../native/binding';
 import type { PsampleBatch } from './batch';
 import { DeliveryQueue } from './delivery';
 import { fromNativeError, InvalidOptionError, PsamplePermissionError, PsampleSocketError } from './errors';
@@ -118,7 +118,8 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   /** Every count (see PsampleStats); still readable after close, when they are final. */
   stats(): PsampleStats {
     this.#native.stats(this.#stats);
-    this.#stats[STAT.received] = this.#received;
+    // The reader thread counts what it added to a fed flow table; JavaScript what it delivered.
+    this.#stats[STAT.received] = this.#stats[STAT.received]! + this.#received;
     return statsObject(this.#stats);
   }
 
@@ -132,6 +133,15 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   unref(): this {
     if (!this.#closed) this.#native.unref();
     return this;
+  }
+
+  /**
+   * @internal watch --aggregate's native flows: from the reader thread's next hand-off on, its
+   * batches go to `table` on that thread, counted as received there, and no `batch` or `sample`
+   * event follows (but for batches already handed over); drops, gaps and errors are reported as before.
+   */
+  feed(table: NativeFlowTable): void {
+    if (!this.#closed) this.#native.feed(table);
   }
 
   /**

@@ -1,6 +1,8 @@
 import { afterEach, expect, it } from 'vitest';
 
 import { openFakePsample, type PsampleDropEvent, type PsampleMessage, type PsampleSocket } from '../../src/index';
+import { NetworkEventAssembler } from '../../src/events/event-assembler';
+import { NativeFlows } from '../../src/events/native-flows';
 import { dist, runNodeScript } from '../support/child';
 import { waitFor } from '../support/receive';
 
@@ -154,4 +156,35 @@ it('a throwing listener: the error reaches uncaughtException and every other sam
   expect(out.errors).toEqual(['listener failed on purpose']);
   expect(out.seen).toEqual(inOrder(3000));
   expect(out.received).toBe(3000);
+});
+
+it("feeds watch --aggregate's native flows as the reader thread does: no event, every sample in a flow or counted", async () => {
+  const fake = openFakePsample();
+  socket = fake.socket;
+  let events = 0;
+  socket.on('sample', () => events++);
+  let samples = 0;
+  const flows: NativeFlows = new NativeFlows({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    maxFlows: 100,
+    bySourcePort: false,
+    due: () => flows.drain(false, false, (_flow, counts) => (samples += counts.samples)),
+  });
+  try {
+    fake.reader.deliver(burst(10));
+    flows.readFrom(socket);
+    // What the socket had not taken yet goes to the table first, then what comes after.
+    fake.reader.deliver(burst(20, 10));
+    flows.drain(true, false, (_flow, counts) => (samples += counts.samples));
+    expect(samples).toBe(30);
+    expect(socket.stats()).toMatchObject({ received: 30, queued: 0, closeDiscards: 0 });
+    flows.close();
+    fake.reader.deliver(burst(5, 30));
+    expect(socket.stats()).toMatchObject({ received: 30, closeDiscards: 5 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toBe(0);
+  } finally {
+    flows.close();
+  }
 });

@@ -174,7 +174,18 @@ export function watchCommand(): Command {
       if (flows !== undefined) counts.flows = flowCounts;
       const native =
         flows !== undefined && nativeAggregate && started.socket !== undefined
-          ? nativeFlowsOf(started, flows, aggregate.maxFlows, flags.port !== undefined, options.groupWindowMs, counts, accept, metrics, log)
+          ? nativeFlowsOf(
+              started,
+              flows,
+              aggregate.maxFlows,
+              flags.port !== undefined,
+              options.groupWindowMs,
+              aggregate.seconds * 1000,
+              counts,
+              accept,
+              metrics,
+              log,
+            )
           : undefined;
       const lines = output === undefined || flows !== undefined ? undefined : new EventLines(formatter, output);
       readiness.check();
