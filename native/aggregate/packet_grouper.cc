@@ -115,6 +115,11 @@ void PacketGrouper::add(const Batch& batch, uint32_t count, double now_ms, doubl
       packet->texts.assign(src).append(dst);
       packet->words[packet_fields::kSrcText] = static_cast<uint32_t>(src.size());
       packet->words[packet_fields::kDstText] = static_cast<uint32_t>(src.size() << 8 | dst.size());
+      if (keep_first_record_) {
+        packet->record.assign(batch.base + r.at, batch.base + r.at + r.length);
+        packet->record_swapped = batch.swap;
+        packet->arrival_ms = wall_ms;
+      }
       if (grouping) {
         if (pending_ > buckets_.size())
           grow_buckets();

@@ -37,6 +37,12 @@ struct GroupedPacket {
   // The first sample's decoded fields; its srcText and dstText point into `texts`.
   uint32_t words[packet_fields::kWords] = {};
   std::string texts;
+  // When the grouper keeps them: the first sample's batch record, whole (its offsets count from
+  // its start, so read_record reads it at 0), its batch's byte order, and when its batch arrived
+  // (epoch ms: the time of a sample without the kernel's).
+  std::vector<uint8_t> record;
+  bool record_swapped = false;
+  double arrival_ms = 0;
 
  private:
   friend class PacketGrouper;
@@ -49,7 +55,9 @@ class PacketGrouper {
   static constexpr double kForever = std::numeric_limits<double>::infinity();
 
   // Samples of one packet within `window_ms` are one packet; 0: every sample is a packet.
-  explicit PacketGrouper(double window_ms) : window_ms_(window_ms) {}
+  // `keep_first_record`: a packet keeps its first sample's record (a line is written from it).
+  explicit PacketGrouper(double window_ms, bool keep_first_record = false)
+      : window_ms_(window_ms), keep_first_record_(keep_first_record) {}
 
   // Groups the `count` records of a batch that arrived at `now_ms` (the monotonic clock deadlines
   // are kept on; `wall_ms`: the epoch time, for samples without a kernel time). Group events are
@@ -97,6 +105,7 @@ class PacketGrouper {
   void grow_buckets();
 
   double window_ms_;
+  bool keep_first_record_;
   // Packets waiting, in arrival order, in a ring (a power of two): the first is at ring_head_ and
   // has serial head_serial_. Without a deque's or a map's node per packet: under a flood the
   // allocator's work per packet cost more than the grouping. A released slot is reused only by a

@@ -42,6 +42,16 @@ export class NativeFlow implements FlowSubject {
     private readonly pods: PodDirectory | undefined,
   ) {}
 
+  /** Makes the chain its cookies make now (`assembler.chainOf`); `answers`: what the decoder's answers were. */
+  make(assembler: NetworkEventAssembler, answers: number): void {
+    const { chain, datapath } = assembler.chainOf(this.cookies);
+    this.chain = chain;
+    this.verdict = chain.length === 0 ? 'unknown' : chain[chain.length - 1]!.verdict;
+    this.datapath = datapath;
+    this.accepted = undefined;
+    this.madeIn = answers;
+  }
+
   get src(): Endpoint | undefined {
     if (this.#src === null) this.#src = this.#endpoint(this.fields.src);
     return this.#src;
@@ -164,7 +174,7 @@ export class NativeFlows {
     let failure: { error: unknown } | undefined;
     for (let at = 0; at < numbers.length; at += COUNT_SLOTS) {
       const flow = this.#flows.get(numbers[at + COUNT.id]!)!;
-      if (flow.madeIn !== this.#answers) this.#make(flow);
+      if (flow.madeIn !== this.#answers) flow.make(this.#assembler, this.#answers);
       counts.sampledPackets = numbers[at + COUNT.sampledPackets]!;
       counts.samples = numbers[at + COUNT.samples]!;
       counts.packets = numbers[at + COUNT.packets]!;
@@ -204,14 +214,5 @@ export class NativeFlows {
     this.#timer = undefined;
     this.#decoder?.off('change', this.#changed);
     this.#table.close();
-  }
-
-  #make(flow: NativeFlow): void {
-    const { chain, datapath } = this.#assembler.chainOf(flow.cookies);
-    flow.chain = chain;
-    flow.verdict = chain.length === 0 ? 'unknown' : chain[chain.length - 1]!.verdict;
-    flow.datapath = datapath;
-    flow.accepted = undefined;
-    flow.madeIn = this.#answers;
   }
 }
