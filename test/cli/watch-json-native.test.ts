@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { fileNetns } from '../support/netns';
 import { freePort } from '../support/ovsdb-server';
 import { jsonLines, startCli, type CliProcess } from '../support/cli';
-import { PSAMPLE_GROUP, useOvnkNode } from './support/ovnk-node';
-import { packetSeries, traffic } from './support/mixed-traffic';
+import { udp } from './support/frames';
+import { cookieOf, OUTSIDE_IP, PODS, PSAMPLE_GROUP, useOvnkNode } from './support/ovnk-node';
+import { MS, packetSeries, T0, traffic } from './support/mixed-traffic';
 
 // watch --format json from psample writes its lines natively (src/cli/native-lines.ts) unless
 // --pcapng needs each packet: both paths, over the same injected samples, on the
@@ -81,5 +82,33 @@ describe('watch --format json, native', () => {
     expect(jsonLines(run.stdout())).toHaveLength(2);
     const summary = await run.logged((record) => String(record.msg).startsWith('summary'), 'the summary');
     expect(summary).toMatchObject({ shown: 2 });
+  });
+
+  it('remakes a route when the decoder answers otherwise: an ACL changed while watching changes the lines after it', async () => {
+    const run = watch(['--format', 'json']);
+    await run.listening;
+    let n = 0;
+    const egress = (): void => {
+      n++;
+      node.send({
+        data: udp({ src: PODS.frontend.ip, dst: OUTSIDE_IP, srcPort: 5000, dstPort: 53 }),
+        cookie: cookieOf('egressFirewall'),
+        at: T0 + BigInt(n) * 100n * MS,
+      });
+    };
+    const lastVerdict = (): string | undefined => jsonLines<{ verdict: string }>(run.stdout()).at(-1)?.verdict;
+    egress();
+    await settle(300);
+    expect(lastVerdict()).toBe('drop');
+    await node.dbs.nbWriter.transact('OVN_Northbound', [
+      { op: 'update', table: 'ACL', where: [['name', '==', 'EF:shop:0']], row: { action: 'allow-related' } },
+    ]);
+    const deadline = Date.now() + 15_000;
+    while (lastVerdict() === 'drop' && Date.now() < deadline) {
+      egress();
+      await settle(100);
+    }
+    expect(lastVerdict()).toBe('allow');
+    expect(await run.stop('SIGTERM')).toBe(0);
   });
 });
