@@ -7,7 +7,7 @@ import { OvnPsampleMetrics } from '../../src/metrics/metrics';
 import { JsonFormatter } from '../../src/output/event-json';
 import { LineBuffer } from '../../src/output/line-buffer';
 import { NativeJsonLines } from '../../src/output/native-json-lines';
-import type { PsampleBatch } from '../../src/psample/batch';
+import { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
 import { batchOf, batchesOf, messagesOf, packetArb, T0 } from '../events/support/random-packets';
 
@@ -167,5 +167,52 @@ it('a writer that throws loses no count, and the lines after it are written', ()
   lines.add(batch());
   expect(calls).toBe(2);
   expect(counts).toEqual({ packets: 2, shown: 2, filtered: 0 });
+  lines.close();
+});
+
+it('lines past the buffer in one release are written whole, the buffer grown between them (the per-packet bytes)', async () => {
+  const messages = Array.from({ length: 600 }, (_, i) => ({
+    group: 7,
+    proto: 0x800,
+    data: tcpSyn({ src: '10.0.0.1', dst: `10.0.${i >> 8}.${i & 0xff}`, srcPort: 1000 + i, dstPort: 80 }),
+    timestampNs: T0 + BigInt(i),
+    userCookie: Uint8Array.from([0x02, 0, 0, 1, 0, 0, 0, i & 0xff]),
+  }));
+  const deliveries = [{ batch: batchOf(messages), afterMs: 0 }];
+  const expected = await perPacket(deliveries, 0, {}, Infinity);
+  const actual = await native(deliveries, 0, {}, Infinity);
+  // More than the LineBuffer's first 256 KiB.
+  expect(expected.lines.length).toBeGreaterThan(256 * 1024);
+  expect(actual.lines).toBe(expected.lines);
+  expect(actual.counts).toEqual({ packets: 600, shown: 600, filtered: 0 });
+});
+
+it('a record that reaches outside its batch is counted with those after it; the lines before it are written', async () => {
+  const messages = [1, 2, 3].map((i) => ({
+    group: 7,
+    proto: 0x800,
+    data: tcpSyn({ src: '10.0.0.1', dst: `10.0.0.${i + 1}`, srcPort: 1, dstPort: 80 }),
+    timestampNs: T0,
+  }));
+  const whole = batchOf(messages);
+  // The batch cut in its last record.
+  const cut = new PsampleBatch(whole.buffer.slice(0, whole.buffer.byteLength - 16), whole.length, whole.littleEndian);
+  const written: string[] = [];
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  const lines = new NativeJsonLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts,
+    write: (bytes) => written.push(bytes.toString()) > 0,
+    due: () => undefined,
+  });
+  lines.add(cut);
+  expect(lines.malformedRecords).toBe(1);
+  expect(counts).toEqual({ packets: 2, shown: 2, filtered: 0 });
+  expect(written.join('').trimEnd().split('\n')).toHaveLength(2);
   lines.close();
 });
