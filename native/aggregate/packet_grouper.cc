@@ -18,6 +18,23 @@ std::string_view text_of(const std::string& texts, uint32_t word) {
   return std::string_view(texts).substr(start, length);
 }
 
+// The bytes from a record's start that hold everything it points to: read_record checked that each
+// range lies in the batch, but not that the record's own length does (a lying length is clipped).
+// A copy of these bytes reads back, at 0, as the record read in its batch.
+size_t record_extent(const Batch& b, const Record& r) {
+  const uint8_t* start = b.base + r.at;
+  size_t end = std::min<size_t>(r.length, b.size - r.at);
+  const auto reach = [&](const uint8_t* bytes, size_t length) {
+    if (bytes != nullptr) end = std::max(end, static_cast<size_t>(bytes - start) + length);
+  };
+  reach(r.data, r.data_length);
+  reach(r.cookie, r.cookie_length);
+  if (r.flag(layout::record::kFlagTunnel)) reach(b.base + r.tunnel, layout::tunnel_block::kBytes);
+  reach(r.geneve, r.geneve_length);
+  reach(r.erspan, r.erspan_length);
+  return end;
+}
+
 }  // namespace
 
 bool PacketGrouper::near(const GroupedPacket& p, int64_t datapath_key, double time_ns) const {
@@ -116,7 +133,7 @@ void PacketGrouper::add(const Batch& batch, uint32_t count, double now_ms, doubl
       packet->words[packet_fields::kSrcText] = static_cast<uint32_t>(src.size());
       packet->words[packet_fields::kDstText] = static_cast<uint32_t>(src.size() << 8 | dst.size());
       if (keep_first_record_) {
-        packet->record.assign(batch.base + r.at, batch.base + r.at + r.length);
+        packet->record.assign(batch.base + r.at, batch.base + r.at + record_extent(batch, r));
         packet->record_swapped = batch.swap;
         packet->arrival_ms = wall_ms;
       }

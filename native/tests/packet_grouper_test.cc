@@ -120,6 +120,26 @@ TEST_CASE("packet grouper: thousands waiting at once (the ring and the buckets g
   CHECK_EQ(grouper.pending(), 0u);
 }
 
+TEST_CASE("packet grouper: a kept record whose length says more than its batch holds is copied as far as it reaches") {
+  PacketGrouper grouper(0, true);
+  BuiltBatch b = build({{frame(2, 1000), kT0, 1}});
+  // The length field of the batch's only record, made to reach past the batch.
+  const auto lying = static_cast<uint32_t>(b.batch.bytes.size() + 100);
+  std::memcpy(b.batch.bytes.data() + layout::record::kLength, &lying, sizeof lying);
+  grouper.add(b.view(), b.batch.count, 0, 0);
+  size_t released = 0;
+  grouper.release(PacketGrouper::kForever, [&](const GroupedPacket& p) {
+    released++;
+    CHECK(p.record.size() <= b.batch.bytes.size());
+    const Batch copy{p.record.data(), p.record.size(), p.record_swapped};
+    Record r;
+    if (!CHECK(read_record(copy, 0, r))) return;
+    const std::vector<uint8_t> sent = frame(2, 1000);
+    CHECK(r.data_length == sent.size() && std::memcmp(r.data, sent.data(), sent.size()) == 0);
+  });
+  CHECK_EQ(released, size_t{1});
+}
+
 TEST_CASE("packet grouper: without a window every sample is a packet, ready at once") {
   PacketGrouper grouper(0);
   add(grouper, {{frame(2, 1000), kT0, 1, 1}, {frame(2, 1000), kT0, 1, 2}}, 0);
