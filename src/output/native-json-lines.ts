@@ -19,6 +19,9 @@ const COUNT_SLOTS = NativeWatchLinesClass.countSlots;
 const RENDER = NativeWatchLinesClass.renderSlot;
 const NO_BYTES = new Uint8Array(0);
 
+/** Lines written before they are handed on, when a release has more (as EventLines hands on). */
+const HAND_ON_BYTES = 64 * 1024;
+
 /** Routes held before they are all made again: bounds the memory made-up addresses could take. */
 export const MAX_ROUTES = 16_384;
 
@@ -136,10 +139,14 @@ export class NativeJsonLines {
     const out = this.#out;
     n[RENDER.at] = out.end;
     n[RENDER.limit] = this.#options.limit - this.#options.counts.shown;
+    let failure: { error: unknown } | undefined;
     for (;;) {
-      this.#lines.render(out.buffer, n);
+      // A backlog's release is handed on in parts: the buffer stays a chunk, not the whole backlog.
+      const end = Math.min(out.buffer.length, out.end + HAND_ON_BYTES);
+      this.#lines.render(end === out.buffer.length ? out.buffer : out.buffer.subarray(0, end), n);
       out.end = n[RENDER.at]!;
       if (n[RENDER.left] === 0) break;
+      failure = this.#handOn(failure);
       out.room(n[RENDER.needed]!);
       n[RENDER.at] = out.end;
     }
@@ -166,7 +173,22 @@ export class NativeJsonLines {
       // A packet's window ends with no batch after it when traffic stops: it is written then.
       this.#timer ??= setTimeout(this.#onTimer, this.#options.groupWindowMs).unref();
     }
-    if (out.pending > 0 && this.#options.write(out.take())) out.recycle();
+    failure = this.#handOn(failure);
+    if (failure !== undefined) throw failure.error;
+  }
+
+  /** Hands the lines written on; a writer that throws loses neither the counts nor the lines after: its first error is thrown once the release is counted. */
+  #handOn(failure: { error: unknown } | undefined): { error: unknown } | undefined {
+    const out = this.#out;
+    if (out.pending === 0) return failure;
+    try {
+      if (this.#options.write(out.take())) out.recycle();
+    } catch (error) {
+      // What it was given is not held by it: written over.
+      out.recycle();
+      return failure ?? { error };
+    }
+    return failure;
   }
 
   #answer(keys: NativeRouteKeys, i: number): void {

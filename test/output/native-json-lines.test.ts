@@ -187,7 +187,7 @@ it('lines past the buffer in one release are written whole, the buffer grown bet
   expect(actual.counts).toEqual({ packets: 600, shown: 600, filtered: 0 });
 });
 
-it('a record that reaches outside its batch is counted with those after it; the lines before it are written', async () => {
+it('a record that reaches outside its batch is counted with those after it; the lines before it are written', () => {
   const messages = [1, 2, 3].map((i) => ({
     group: 7,
     proto: 0x800,
@@ -214,5 +214,42 @@ it('a record that reaches outside its batch is counted with those after it; the 
   expect(lines.malformedRecords).toBe(1);
   expect(counts).toEqual({ packets: 2, shown: 2, filtered: 0 });
   expect(written.join('').trimEnd().split('\n')).toHaveLength(2);
+  lines.close();
+});
+
+it('a writer that throws mid-release (the reader of the output went away) loses no count; the parts after it are written whole', () => {
+  const written: string[] = [];
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  const lines = new NativeJsonLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts,
+    write: (bytes) => {
+      if (written.push(bytes.toString()) === 1) throw new Error('the reader of the output went away');
+      return true;
+    },
+    due: () => undefined,
+  });
+  const messages = Array.from({ length: 600 }, (_, i) => ({
+    group: 7,
+    proto: 0x800,
+    data: tcpSyn({ src: '10.0.0.1', dst: `10.0.${i >> 8}.${i & 0xff}`, srcPort: 1000 + i, dstPort: 80 }),
+    timestampNs: T0 + BigInt(i),
+  }));
+  expect(() => lines.add(batchOf(messages))).toThrow('the reader of the output went away');
+  expect(counts).toEqual({ packets: 600, shown: 600, filtered: 0 });
+  // Handed on in parts: the first, given to the throwing call, and the rest, each of whole lines.
+  expect(written.length).toBeGreaterThan(2);
+  const parsed = written
+    .join('')
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { timestampNs: string });
+  expect(parsed).toHaveLength(600);
+  expect(parsed.at(-1)!.timestampNs).toBe(String(T0 + 599n));
   lines.close();
 });
