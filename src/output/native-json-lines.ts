@@ -134,12 +134,20 @@ export class NativeJsonLines {
   }
 
   #written(keys: NativeRouteKeys): void {
-    for (let i = 0; i < keys.length; i += 6) this.#answer(keys, i);
+    let failure: { error: unknown } | undefined;
+    for (let i = 0; i < keys.length; i += 6) {
+      try {
+        this.#answer(keys, i);
+      } catch (error) {
+        // A filter or an interface lookup that throws: the route's packets are counted as filtered, none is lost uncounted.
+        failure ??= { error };
+        this.#refuse(keys, i);
+      }
+    }
     const n = this.#numbers;
     const out = this.#out;
     n[RENDER.at] = out.end;
     n[RENDER.limit] = this.#options.limit - this.#options.counts.shown;
-    let failure: { error: unknown } | undefined;
     for (;;) {
       // A backlog's release is handed on in parts: the buffer stays a chunk, not the whole backlog.
       const end = Math.min(out.buffer.length, out.end + HAND_ON_BYTES);
@@ -191,15 +199,26 @@ export class NativeJsonLines {
     return failure;
   }
 
+  #routeOf(keys: NativeRouteKeys, i: number): NativeFlow {
+    const fields = new PacketFieldsView(keys[i + 3] as Uint32Array, 0, keys[i + 4] as string, NO_BYTES);
+    const route = new NativeFlow(keys[i] as number, keys[i + 1] as number, fields, keys[i + 5] as Uint8Array[], this.#options.pods);
+    this.#routes.set(route.id, route);
+    return route;
+  }
+
+  #refuse(keys: NativeRouteKeys, i: number): void {
+    const route = this.#routes.get(keys[i] as number) ?? this.#routeOf(keys, i);
+    route.accepted = false;
+    this.#lines.answer(route.id, false, NO_BYTES, NO_BYTES, undefined, undefined, undefined, undefined);
+  }
+
   #answer(keys: NativeRouteKeys, i: number): void {
     const options = this.#options;
-    const id = keys[i] as number;
-    const fields = new PacketFieldsView(keys[i + 3] as Uint32Array, 0, keys[i + 4] as string, NO_BYTES);
-    const route = new NativeFlow(id, keys[i + 1] as number, fields, keys[i + 5] as Uint8Array[], options.pods);
+    const route = this.#routeOf(keys, i);
+    const id = route.id;
     route.make(options.assembler, 0);
     route.accepted = options.accept(route);
     const datapath = route.datapath;
-    this.#routes.set(id, route);
     const json = chainJsonOf(route);
     const iface = options.interfaceName(keys[i + 2] as number);
     this.#lines.answer(

@@ -253,3 +253,32 @@ it('a writer that throws mid-release (the reader of the output went away) loses 
   expect(parsed.at(-1)!.timestampNs).toBe(String(T0 + 599n));
   lines.close();
 });
+
+it('a filter that throws on a route: its packets are counted as filtered, the other routes written, the error thrown once the release is counted', () => {
+  const written: string[] = [];
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  const lines = new NativeJsonLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    bySourcePort: false,
+    interfaceName,
+    accept: (subject) => {
+      if (subject.fields.dst === '10.0.0.3') throw new Error('a filter failed');
+      return true;
+    },
+    limit: Infinity,
+    counts,
+    write: (bytes) => written.push(bytes.toString()) > 0,
+    due: () => undefined,
+  });
+  const messages = [2, 3, 4, 3].map((host) => ({
+    group: 7,
+    proto: 0x800,
+    data: tcpSyn({ src: '10.0.0.1', dst: `10.0.0.${host}`, srcPort: 1, dstPort: 80 }),
+    timestampNs: T0,
+  }));
+  expect(() => lines.add(batchOf(messages))).toThrow('a filter failed');
+  expect(counts).toEqual({ packets: 4, shown: 2, filtered: 2 });
+  expect(written.join('').trimEnd().split('\n')).toHaveLength(2);
+  lines.close();
+});
