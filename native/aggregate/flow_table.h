@@ -1,8 +1,7 @@
 // watch --aggregate's per-packet work, done where the batches are: a delivered batch's samples
-// grouped into packets exactly as src/events/packet-grouper.ts groups them (same bytes, by their
-// FNV-1a hash first; same datapath key of the cookie; within the window of the first sample's
-// kernel time), each packet summed into a native flow, and only the flows touched since the last
-// drain handed to JavaScript. TypeScript turns a flow's key into its verdict chain and endpoints
+// grouped into packets by the grouping rule's native definition (aggregate/packet_grouper.h), each
+// packet summed into a native flow, and only the flows touched since the last drain handed to
+// JavaScript. TypeScript turns a flow's key into its verdict chain and endpoints
 // once (src/events/native-flows.ts) and sums the counts into FlowAggregator, which keys them as it
 // keys single packets: the key here is at least as fine as FlowAggregator's (the packet_fields
 // words it derives its fields from, verbatim), so no field is derived twice.
@@ -11,11 +10,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "aggregate/packet_grouper.h"
 #include "packet/packet_fields.h"
 #include "wire/batch_record.h"
 
@@ -84,7 +83,7 @@ struct NativeFlow {
 
 class FlowTable {
  public:
-  explicit FlowTable(const FlowTableOptions& options) : options_(options) {}
+  explicit FlowTable(const FlowTableOptions& options) : options_(options), grouper_(options.group_window_ms) {}
 
   // Takes the `count` records of a batch that arrived at `now_ms` (a monotonic clock, the one
   // deadlines are kept on; `wall_ms`: the epoch time, for samples without a kernel time). Group
@@ -99,7 +98,7 @@ class FlowTable {
   // on counting, never reused).
   template <typename Visit>
   void drain(double now_ms, bool final, bool end_interval, Visit&& visit) {
-    release(final ? kForever : now_ms);
+    release(final ? PacketGrouper::kForever : now_ms);
     for (const uint32_t index : touched_) {
       NativeFlow& flow = flows_[index];
       visit(static_cast<const NativeFlow&>(flow));
@@ -116,62 +115,14 @@ class FlowTable {
   // Counters (flow_table::kStatSlots): the overflow since the last call to take_stats().
   void take_stats(double* out);
 
-  size_t pending() const { return pending_; }
+  size_t pending() const { return grouper_.pending(); }
 
  private:
-  static constexpr double kForever = std::numeric_limits<double>::infinity();
-  // Slots and buckets at the start; each doubles when full.
-  static constexpr size_t kMinSlots = 1024;
-
-  // A packet waiting for more of its samples. Slots are reused: their bytes keep their room.
-  struct Pending {
-    uint32_t hash = 0;
-    int64_t datapath_key = -1;
-    double time_ns = 0;
-    double deadline_ms = 0;
-    // The packet that waits after it with a hash in the same bucket (a serial), or -1.
-    int64_t next_in_bucket = -1;
-    std::vector<uint8_t> bytes;
-    uint32_t group = 0;
-    uint32_t rate = 0;
-    bool probability = false;
-    uint32_t samples = 0;
-    std::string cookies;
-    // The first sample's fields; its addresses' bytes, the source's then the destination's, in
-    // `addresses` (their text is made only for a new flow).
-    uint32_t words[packet_fields::kWords] = {};
-    uint8_t addresses[32] = {};
-    uint8_t src_bytes = 0;
-    uint8_t dst_bytes = 0;
-  };
-
-  bool near(const Pending& p, int64_t datapath_key, double time_ns) const;
-  // The waiting packet (its serial) a sample with these bytes joins, or -1.
-  int64_t find(uint32_t hash, int64_t datapath_key, double time_ns, const uint8_t* data, uint32_t length,
-               int64_t same_bytes) const;
-  Pending& at(uint64_t serial) { return ring_[(ring_head_ + (serial - head_serial_)) & (ring_.size() - 1)]; }
-  const Pending& at(uint64_t serial) const {
-    return ring_[(ring_head_ + (serial - head_serial_)) & (ring_.size() - 1)];
-  }
-  // A slot at the end of the queue, for the packet with serial head_serial_ + pending().
-  Pending& push();
-  // Chains the packet `serial` at the end of its bucket.
-  void chain(uint64_t serial);
-  void grow_buckets();
   void release(double now_ms);
-  void complete(const Pending& packet);
+  void complete(const GroupedPacket& packet);
 
   FlowTableOptions options_;
-  // Packets waiting, in arrival order, in a ring (a power of two): the first is at ring_head_ and
-  // has serial head_serial_. Without a deque's or a map's node per packet: under a flood the
-  // allocator's work per packet cost more than the grouping.
-  std::vector<Pending> ring_;
-  size_t ring_head_ = 0;
-  size_t pending_ = 0;
-  uint64_t head_serial_ = 0;
-  // The waiting packets by hash (a power of two of buckets): the serial of each bucket's oldest,
-  // the others chained through next_in_bucket in arrival order, so the first released is a head.
-  std::vector<int64_t> buckets_;
+  PacketGrouper grouper_;
 
   std::vector<NativeFlow> flows_;
   std::unordered_map<std::string, uint32_t> index_;
@@ -182,12 +133,6 @@ class FlowTable {
   double overflow_sampled_packets_ = 0;
   double overflow_samples_ = 0;
   double overflow_packets_ = 0;
-  double malformed_records_ = 0;
-
-  // The batch's decoded fields, kept between batches for their room (`texts_` stays empty: the
-  // addresses are read as bytes).
-  std::vector<uint32_t> words_;
-  std::string texts_;
 };
 
 }  // namespace ovnpsample

@@ -315,5 +315,18 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> flow_lying = flow_input(50, 255, 0, {84, 0, 0xff, 68, 0, 0x7f});
   write_datagram(flow_lying, from_kernel, all_captures);
   ok = ok && out.file("lying.bin", flow_lying);
+
+  // The watch_lines fuzzer's input (watch_lines_fuzzer.cc): window, --count, flags, byte changes,
+  // then datagrams as above, each a batch (the same shape as flow_table's).
+  ok = ok && out.directory("watch_lines");
+  std::vector<uint8_t> lines_grouped = flow_input(50, 255, 0, {});
+  for (const auto& capture : captures) write_datagram(lines_grouped, from_kernel, capture);
+  ok = ok && out.file("grouped.bin", lines_grouped);
+  std::vector<uint8_t> lines_counted = flow_input(0, 3, 3, {});  // --count 3, every third route filtered out
+  for (const auto& capture : captures) write_datagram(lines_counted, taken, capture);
+  ok = ok && out.file("counted.bin", lines_counted);
+  std::vector<uint8_t> lines_lying = flow_input(50, 255, 0, {84, 0, 0xff, 68, 0, 0x7f});
+  write_datagram(lines_lying, from_kernel, all_captures);
+  ok = ok && out.file("lying.bin", lines_lying);
   return ok ? 0 : 1;
 }

@@ -13,6 +13,7 @@
 #include "napi/addon_flow_table.h"
 #include "napi/addon_packet.h"
 #include "napi/addon_render.h"
+#include "napi/addon_watch_lines.h"
 #include "privileges/privileges.h"
 #include "socket/injector.h"
 #include "socket/reader.h"
@@ -357,6 +358,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("LineRenderer", define_line_renderer(env));
   exports.Set("EventJsonWriter", define_event_json_writer(env));
   exports.Set("NativeFlowTable", define_flow_table(env));
+  exports.Set("NativeWatchLines", define_watch_lines(env));
   exports.Set("dropPrivileges", Napi::Function::New(env, DropPrivileges, "dropPrivileges"));
   exports.Set("abi", describe_abi(env));
   export_packet_forms(env, exports);

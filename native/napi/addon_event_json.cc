@@ -162,20 +162,7 @@ class EventJsonWriterWrap : public Napi::ObjectWrap<EventJsonWriterWrap> {
       const auto at = static_cast<size_t>(n[kRecord]);
       if (!read_record(b, at, r))
         throw Napi::RangeError::New(env, "the batch record at " + std::to_string(at) + " reaches outside its batch");
-      line.group = b.load<uint32_t>(at + layout::record::kGroup);
-      const uint32_t ifindexes = b.load<uint32_t>(at + layout::record::kIfindexes);
-      line.iifindex = ifindexes & 0xffff;
-      line.has_oifindex = r.has(kAttrOifindex);
-      line.oifindex = ifindexes >> 16;
-      line.has_nsid = r.flag(layout::record::kFlagNsid);
-      line.nsid = static_cast<int32_t>(b.load<uint32_t>(at + layout::record::kNsid));
-      line.orig_size = b.load<uint32_t>(at + layout::record::kOrigsize);
-      line.rate = b.load<uint32_t>(at + layout::record::kRate);
-      line.probability = r.flag(layout::record::kFlagProbability);
-      line.has_cookie = r.cookie_length > 0;
-      line.cookie = r.cookie;
-      line.cookie_length = r.cookie_length;
-      line.timestamp_ns = b.load<uint64_t>(at + layout::record::kTimestamp);
+      event_json_line_from_record(b, r, line);
       data = r.data;
       data_length = r.data_length;
     } else {

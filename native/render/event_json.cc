@@ -16,6 +16,24 @@ bool PieceTable::set(uint32_t id, std::string_view bytes) {
   return true;
 }
 
+void event_json_line_from_record(const Batch& b, const Record& r, EventJsonLine& line) {
+  const size_t at = r.at;
+  line.group = b.load<uint32_t>(at + layout::record::kGroup);
+  const uint32_t ifindexes = b.load<uint32_t>(at + layout::record::kIfindexes);
+  line.iifindex = ifindexes & 0xffff;
+  line.has_oifindex = r.has(kAttrOifindex);
+  line.oifindex = ifindexes >> 16;
+  line.has_nsid = r.flag(layout::record::kFlagNsid);
+  line.nsid = static_cast<int32_t>(b.load<uint32_t>(at + layout::record::kNsid));
+  line.orig_size = b.load<uint32_t>(at + layout::record::kOrigsize);
+  line.rate = b.load<uint32_t>(at + layout::record::kRate);
+  line.probability = r.flag(layout::record::kFlagProbability);
+  line.has_cookie = r.cookie_length > 0;
+  line.cookie = r.cookie;
+  line.cookie_length = r.cookie_length;
+  line.timestamp_ns = b.load<uint64_t>(at + layout::record::kTimestamp);
+}
+
 const std::string* PieceTable::find(uint32_t id) const {
   return id < pieces_.size() && set_[id] != 0 ? &pieces_[id] : nullptr;
 }

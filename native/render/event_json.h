@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "packet/packet_decoder.h"
+#include "wire/batch_record.h"
 
 namespace ovnpsample {
 
@@ -70,6 +71,11 @@ struct EventJsonLine {
   // Absent (no `packet`, no `data`) when null: a source without the packet's bytes.
   const DecodedPacket* packet = nullptr;
 };
+
+// The line's sample parts from the first sample's record `r` in `b` (read_record read it):
+// group, interfaces, namespace, sizes, rate, cookie, the kernel's time. The record's data is the
+// packet's bytes.
+void event_json_line_from_record(const Batch& b, const Record& r, EventJsonLine& line);
 
 // Appends the line, '\n' included. `packet_json` is scratch room for the packet's JSON. `Out`: a
 // std::string (appended to) or a LineOut (the caller's output itself, see line_out.h); compiled

@@ -8,13 +8,14 @@
 //   json     NetworkEventAssembler.pushBatch + JsonFormatter.write into a LineBuffer;
 //   human    the same with HumanFormatter;
 //   aggregate  watch --aggregate packet by packet (IPFIX, --count): pushBatch + FlowAggregator.add, the interval's records written once at the end;
-//   aggregate-native  watch --aggregate from psample: NativeFlows.add + drain per batch + FlowAggregator.addCounts, the same records.
+//   aggregate-native  watch --aggregate from psample: NativeFlows.add + drain per batch + FlowAggregator.addCounts, the same records;
+//   json-native  watch --format json from psample: NativeJsonLines.add + release per batch, the same lines as json.
 // No socket, decoder or pods (the lab benchmark, npm run bench:lab, measures those with the
 // kernel's samples): this is the hand-off from batches to bytes, where watch's own CPU goes.
 // With --before DIR (another built checkout), its watch path is measured in the same rounds:
 // assembler.push per sample and format() into strings, as that build's watch did.
 // Rounds alternate the consumers; the medians are compared. Last line:
-//   RESULT json_ratio=<json/listen> human_ratio=<human/listen> aggregate_ratio=<aggregate/listen> [aggregate_native_ratio=…] [before_json_ratio=… before_human_ratio=…]
+//   RESULT json_ratio=<json/listen> human_ratio=<human/listen> aggregate_ratio=<aggregate/listen> [aggregate_native_ratio=…] [json_native_ratio=…] [before_json_ratio=… before_human_ratio=…]
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +62,13 @@ function load(root) {
     nativeFlows: (() => {
       try {
         return dist('events/native-flows.js');
+      } catch {
+        return undefined;
+      }
+    })(),
+    nativeJsonLines: (() => {
+      try {
+        return dist('output/native-json-lines.js');
       } catch {
         return undefined;
       }
@@ -203,6 +211,31 @@ function consumers(build, label) {
     new build.flows.json.FlowJsonFormatter().write(flows.take(1), out);
     return out.take().length;
   };
+  const jsonNative = (list) => {
+    const { NetworkEventAssembler } = build.assembler;
+    let bytes = 0;
+    const lines = new build.nativeJsonLines.NativeJsonLines({
+      assembler: new NetworkEventAssembler({ groupWindowMs: 50 }),
+      groupWindowMs: 50,
+      bySourcePort: false,
+      interfaceName,
+      accept: () => true,
+      limit: Infinity,
+      counts: { packets: 0, shown: 0, filtered: 0 },
+      write: (written) => {
+        bytes += written.length;
+        return true;
+      },
+      due: () => undefined,
+    });
+    // As the per-packet case flushes its grouping after each batch.
+    for (const batch of list) {
+      lines.add(batch);
+      lines.release(true);
+    }
+    lines.close();
+    return bytes;
+  };
   return {
     batches,
     runs: {
@@ -211,6 +244,7 @@ function consumers(build, label) {
       [`${label}human`]: watch(() => new build.human.HumanFormatter(false, interfaceName)),
       ...(build.flows === undefined ? {} : { [`${label}aggregate`]: aggregate }),
       ...(build.nativeFlows === undefined ? {} : { [`${label}aggregate-native`]: aggregateNative }),
+      ...(build.nativeJsonLines === undefined ? {} : { [`${label}json-native`]: jsonNative }),
     },
   };
 }
@@ -233,6 +267,7 @@ const result = [
   `aggregate_ratio=${ratio('aggregate', 'listen')}`,
 ];
 if (perSample['aggregate-native'] !== undefined) result.push(`aggregate_native_ratio=${ratio('aggregate-native', 'listen')}`);
+if (perSample['json-native'] !== undefined) result.push(`json_native_ratio=${ratio('json-native', 'listen')}`);
 if (options.before !== undefined) {
   result.push(`before_json_ratio=${ratio('before:json', 'listen')}`, `before_human_ratio=${ratio('before:human', 'listen')}`);
 }

@@ -41,6 +41,16 @@ export class NativeFlow extends LazyEndpoints implements FlowSubject {
   ) {
     super();
   }
+
+  /** Makes the chain its cookies make now (`assembler.chainOf`); `answers`: what the decoder's answers were. */
+  make(assembler: NetworkEventAssembler, answers: number): void {
+    const { chain, verdict, datapath } = assembler.chainOf(this.cookies);
+    this.chain = chain;
+    this.verdict = verdict;
+    this.datapath = datapath;
+    this.accepted = undefined;
+    this.madeIn = answers;
+  }
 }
 
 /** What a flow's packets add up to since the last drain. */
@@ -169,7 +179,7 @@ export class NativeFlows {
     let failure: { error: unknown } | undefined;
     for (let at = 0; at < numbers.length; at += COUNT_SLOTS) {
       const flow = this.#flows.get(numbers[at + COUNT.id]!)!;
-      if (flow.madeIn !== this.#answers) this.#make(flow);
+      if (flow.madeIn !== this.#answers) flow.make(this.#assembler, this.#answers);
       counts.sampledPackets = numbers[at + COUNT.sampledPackets]!;
       counts.samples = numbers[at + COUNT.samples]!;
       counts.packets = numbers[at + COUNT.packets]!;
@@ -210,14 +220,5 @@ export class NativeFlows {
     this.#timer = undefined;
     this.#decoder?.off('change', this.#changed);
     this.#table.close();
-  }
-
-  #make(flow: NativeFlow): void {
-    const { chain, verdict, datapath } = this.#assembler.chainOf(flow.cookies);
-    flow.chain = chain;
-    flow.verdict = verdict;
-    flow.datapath = datapath;
-    flow.accepted = undefined;
-    flow.madeIn = this.#answers;
   }
 }

@@ -186,6 +186,47 @@ interface NativeFlowTableClass {
   packetsSampledBy(rate: number, probability: boolean): number;
 }
 
+/**
+ * native/napi/addon_watch_lines.cc: watch's psample packets grouped, given their routes and
+ * written as JSON lines natively (native/render/watch_lines.h); a few calls per delivered batch.
+ * add() and release() return the routes first seen, 6 entries each: id, group, iifindex, packet
+ * words, address texts, cookies; each is answered before render().
+ */
+export interface NativeWatchLines {
+  add(batch: ArrayBuffer, count: number, littleEndian: boolean, nowMs: number, wallMs: number): NativeRouteKeys;
+  release(nowMs: number, final: boolean): NativeRouteKeys;
+  /** A route's filter answer and its line's JSON pieces (native/render/event_json.h); undefined: absent. */
+  answer(
+    id: number,
+    accepted: boolean,
+    head: Uint8Array,
+    steps: Uint8Array,
+    src: Uint8Array | undefined,
+    dst: Uint8Array | undefined,
+    iface: Uint8Array | undefined,
+    datapath: Uint8Array | undefined,
+  ): void;
+  /** Writes the released packets' lines into `out` from numbers[renderSlot.at]; renderSlot says how far it got. */
+  render(out: Uint8Array, numbers: Float64Array): void;
+  /** countSlots per route counted since the last call. */
+  takeCounts(): Float64Array;
+  /** The routes are made again from the next add() or release() on. */
+  forgetRoutes(): void;
+  close(): void;
+}
+
+export type NativeRouteKeys = (number | Uint32Array | string | Uint8Array[])[];
+export type NativeWatchCountSlot = 'id' | 'sampledPackets' | 'packets';
+export type NativeWatchRenderSlot = 'at' | 'limit' | 'left' | 'needed' | 'packets' | 'shown' | 'filtered' | 'malformedRecords' | 'pending';
+
+interface NativeWatchLinesClass {
+  new (options: { groupWindowMs: number; bySourcePort: boolean }): NativeWatchLines;
+  readonly countSlot: Readonly<Record<NativeWatchCountSlot, number>>;
+  readonly countSlots: number;
+  readonly renderSlot: Readonly<Record<NativeWatchRenderSlot, number>>;
+  readonly renderSlots: number;
+}
+
 interface NativeAbi {
   littleEndian: boolean;
 }
@@ -215,6 +256,7 @@ interface Addon {
   LineRenderer: NativeLineRendererClass;
   EventJsonWriter: NativeEventJsonWriterClass;
   NativeFlowTable: NativeFlowTableClass;
+  NativeWatchLines: NativeWatchLinesClass;
   abi: NativeAbi;
 }
 

@@ -17,6 +17,11 @@ export const EVENT_JSON_VERSION: number = version;
 const PIECES_PER_LINE = 6;
 const TWO_32 = 0x1_0000_0000n;
 
+/** The line's member naming the input interface: `,"interface":"NAME"`. */
+export function interfaceJson(name: string): Buffer {
+  return Buffer.from(`,"interface":${jsonString(name)}`);
+}
+
 /**
  * One JSON line per packet, written natively in one call (native/render/event_json.h): the
  * packet's and its first sample's parts from their bytes (read from the batch record where the
@@ -154,7 +159,7 @@ export class JsonFormatter {
   #interfacePiece(name: string): number {
     let id = this.#names.get(name);
     if (id === undefined) {
-      id = this.#piece(Buffer.from(`,"interface":${jsonString(name)}`));
+      id = this.#piece(interfaceJson(name));
       this.#names.set(name, id);
     }
     return id;

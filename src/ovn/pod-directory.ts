@@ -75,6 +75,7 @@ export class PodDirectory {
   private missCount = 0;
   private readonly dirty = new Set<string>();
   private release: (() => Promise<void>) | undefined;
+  private changes = 0;
 
   /** Follows `nb`, a cache built with podSelection() (or a superset of it). */
   constructor(nb: TableCache) {
@@ -111,6 +112,11 @@ export class PodDirectory {
       await (directory === undefined ? membership.leave() : directory.close());
       throw error;
     }
+  }
+
+  /** Bumped each time the index changes: an address resolved before may resolve otherwise now. */
+  get generation(): number {
+    return this.changes;
   }
 
   /** Pod and node addresses indexed. */
@@ -204,6 +210,7 @@ export class PodDirectory {
 
   private reindex(): void {
     if (this.dirty.size === 0) return;
+    this.changes++;
     for (const uuid of this.dirty) {
       this.unindex(uuid);
       const entry = this.describe(uuid);

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { fileNetns } from '../support/netns';
 import { freePort } from '../support/ovsdb-server';
 import { jsonLines, startCli, type CliProcess } from '../support/cli';
-import { icmpEcho, tcpSyn, udp } from './support/frames';
-import { cookieOf, OUTSIDE_IP, PODS, PSAMPLE_GROUP, useOvnkNode, type NodeSample } from './support/ovnk-node';
+import { icmpEcho, tcpSyn } from './support/frames';
+import { cookieOf, PODS, PSAMPLE_GROUP, useOvnkNode } from './support/ovnk-node';
+import { packetSeries, T0, MS, traffic } from './support/mixed-traffic';
 
 // watch --aggregate from psample takes its packets natively (src/cli/native-aggregate.ts) unless
 // --count needs each one: both paths, over the same injected samples, on the OVN-Kubernetes-shaped
@@ -11,52 +12,14 @@ import { cookieOf, OUTSIDE_IP, PODS, PSAMPLE_GROUP, useOvnkNode, type NodeSample
 
 const ns = fileNetns('ovnps-cli-aggr-native');
 const GROUP = 17;
-const T0 = 1_750_000_000_123_456_789n;
-const MS = 1_000_000n;
 
 const node = useOvnkNode(ns, GROUP);
 
 const watch = (args: readonly string[]): CliProcess => startCli(node.cliArgs('watch', ['--group', String(PSAMPLE_GROUP), ...args]));
 
-type Sample = NodeSample & { cookie: Uint8Array; at: bigint };
 type Line = Record<string, unknown> & { type: string };
 
 const settle = (ms = 500): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A mix of ways: pass then drop (two samples a packet), allowed TCP at two rates, a dropped egress. */
-function traffic(): Sample[] {
-  const samples: Sample[] = [];
-  for (let i = 0; i < 6; i++) {
-    const data = icmpEcho({ src: PODS.client.ip, dst: PODS.backend.ip, seq: i });
-    const at = T0 + BigInt(i * 100) * MS;
-    samples.push({ data, cookie: cookieOf('anpPass'), at }, { data, cookie: cookieOf('isolation'), at: at + 20_000n });
-    samples.push({
-      data: tcpSyn({ src: PODS.frontend.ip, dst: PODS.backend.ip, srcPort: 40_000 + i, dstPort: i % 2 === 0 ? 80 : 443 }),
-      cookie: cookieOf('allowFrontend'),
-      at: at + 5n * MS,
-      rate: i % 3 === 0 ? 100 : 0xffffffff,
-      probability: i % 3 !== 0,
-    });
-    samples.push({
-      data: udp({ src: PODS.frontend.ip, dst: OUTSIDE_IP, srcPort: 5000 + i, dstPort: 53 }),
-      cookie: cookieOf('egressFirewall'),
-      at: at + 7n * MS,
-      rate: 10,
-      probability: false,
-    });
-  }
-  return samples;
-}
-
-/** The series the per-packet observe() and the native observeCounts() both make. */
-function packetSeries(metrics: string): string[] {
-  return metrics
-    .split('\n')
-    .filter((line) =>
-      /^ovn_psample_(samples_total|verdicts_total|verdict_packets_total|flow_records_total|flow_overflow_packets_total)[{ ]/.test(line),
-    )
-    .sort();
-}
 
 async function runOnce(extra: readonly string[]): Promise<{ records: Line[]; metrics: string[]; summary: Record<string, unknown> }> {
   const port = await freePort();

@@ -28,6 +28,7 @@ import {
 import { runUntilStopped } from '../stop';
 import { watchSummary, type WatchCounts } from '../watch-summary';
 import { nativeFlowsOf } from '../native-aggregate';
+import { nativeJsonLinesOf } from '../native-lines';
 
 type WatchFormat = 'human' | 'observ' | 'json';
 
@@ -86,7 +87,9 @@ export function watchCommand(): Command {
     const aggregate = aggregateOptions(flags, command.getOptionValueSource('format') === 'cli' ? flags.format : undefined);
     // watch --aggregate's psample packets are grouped and summed natively unless --count needs each packet.
     const nativeAggregate = aggregate !== undefined && limit === Infinity;
-    const options = { ...pipelineOptions(flags, groups), ownPsampleBatches: nativeAggregate };
+    // watch --format json's psample lines are grouped and written natively unless pcapng needs each packet.
+    const nativeLines = aggregate === undefined && flags.format === 'json' && flags.pcapng === undefined;
+    const options = { ...pipelineOptions(flags, groups), ownPsampleBatches: nativeAggregate || nativeLines };
     const metricsAddress = flags.metrics === undefined ? undefined : parseListenAddress(flags.metrics);
     const accept = eventPredicate(flags);
     if (flags.format !== 'observ' && (flags.logCookie === true || flags.printFullPacket === true)) {
@@ -187,6 +190,10 @@ export function watchCommand(): Command {
               log,
             )
           : undefined;
+      const jsonLines =
+        nativeLines && output !== undefined && started.socket !== undefined
+          ? nativeJsonLinesOf(started, output, options.groupWindowMs, flags.port !== undefined, limit, counts, accept, metrics, stop, log)
+          : undefined;
       const lines = output === undefined || flows !== undefined ? undefined : new EventLines(formatter, output);
       readiness.check();
       started.assembler.on('event', (event) => {
@@ -230,11 +237,15 @@ export function watchCommand(): Command {
           server?.closeAllConnections();
           server?.close();
           try {
-            // The native flows' chains and endpoints are made from the OVN session: the packets they
-            // still hold are summed, and the last interval written, before it closes.
+            // The native flows' and lines' chains and endpoints are made from the OVN session: the
+            // packets they still hold are summed, and the last interval and lines written, before it closes.
             if (native !== undefined) {
               started.socket?.close();
               flows?.stop();
+            }
+            if (jsonLines !== undefined) {
+              started.socket?.close();
+              jsonLines.release(true);
             }
           } finally {
             await started.close();
@@ -245,6 +256,7 @@ export function watchCommand(): Command {
             flows?.stop();
           } finally {
             native?.close();
+            jsonLines?.close();
           }
           lines?.flush();
           await closeOutputs();
