@@ -9,8 +9,6 @@ namespace {
 // psample's probability is scaled to this: 2^32 - 1 stands for 1 (include/uapi/linux/psample.h).
 constexpr double kProbabilityOne = 4294967295.0;
 
-void append_u32(std::string& to, uint32_t value) { to.append(reinterpret_cast<const char*>(&value), sizeof value); }
-
 }  // namespace
 
 double packets_sampled_by(uint32_t rate, bool probability) {
@@ -33,15 +31,7 @@ void FlowTable::complete(const GroupedPacket& packet) {
   const double packets = packets_sampled_by(packet.rate, packet.probability);
   std::string& key = key_;
   key.clear();
-  append_u32(key, packet.group);
-  append_u32(key, packet.words[word::kKinds] & 0xffff);
-  append_u32(key, packet.words[word::kProtocol]);
-  append_u32(key, packet.words[word::kDstPort]);
-  append_u32(key, packet.words[word::kIcmp]);
-  append_u32(key, options_.by_source_port ? packet.words[word::kSrcPort] : 0);
-  append_u32(key, packet.words[word::kDstText]);  // the two texts' lengths: where src ends and dst does
-  key.append(packet.texts);
-  key.append(packet.cookies);
+  append_packet_key(key, packet, packet.words[word::kIcmp], options_.by_source_port);
 
   auto found = index_.find(key);
   if (found == index_.end()) {

@@ -37,6 +37,19 @@ size_t record_extent(const Batch& b, const Record& r) {
 
 }  // namespace
 
+void append_packet_key(std::string& key, const GroupedPacket& packet, uint32_t own_word, bool by_source_port) {
+  namespace word = packet_fields;
+  append_u32(key, own_word);
+  append_u32(key, packet.group);
+  append_u32(key, packet.words[word::kKinds] & 0xffff);
+  append_u32(key, packet.words[word::kProtocol]);
+  append_u32(key, packet.words[word::kDstPort]);
+  append_u32(key, by_source_port ? packet.words[word::kSrcPort] : 0);
+  append_u32(key, packet.words[word::kDstText]);  // the two texts' lengths: where src ends and dst does
+  key.append(packet.texts);
+  key.append(packet.cookies);
+}
+
 bool PacketGrouper::near(const GroupedPacket& p, int64_t datapath_key, double time_ns) const {
   // In doubles, as the TypeScript grouper compares them, so both agree at the window's edge.
   const double gap = time_ns - p.time_ns;

@@ -50,6 +50,12 @@ struct GroupedPacket {
   int64_t next_in_bucket = -1;
 };
 
+// Appends to `key` what tells one grouped packet's way from another's, for watch's routes and
+// --aggregate's flows alike: the caller's own word, then the group, the link and network kinds,
+// protocol, destination port, the source port when asked, where the source address's text ends,
+// the addresses' texts and the cookies.
+void append_packet_key(std::string& key, const GroupedPacket& packet, uint32_t own_word, bool by_source_port);
+
 class PacketGrouper {
  public:
   static constexpr double kForever = std::numeric_limits<double>::infinity();

@@ -16,6 +16,7 @@
 
 #include "aggregate/flow_table.h"
 #include "aggregate/shared_flow_table.h"
+#include "napi/arguments.h"
 #include "wire/batch_layout.h"
 
 namespace ovnpsample {
@@ -23,19 +24,7 @@ namespace ovnpsample {
 namespace {
 
 [[noreturn]] void throw_usage(Napi::Env env, const std::string& usage) {
-  Napi::Error e = Napi::TypeError::New(env, "NativeFlowTable." + usage);
-  e.Set("code", Napi::String::New(env, "INVALID_OPTION"));
-  throw e;
-}
-
-bool whole(const Napi::Value& value, double max) {
-  if (!value.IsNumber()) return false;
-  const double v = value.As<Napi::Number>().DoubleValue();
-  return v >= 0 && v <= max && std::floor(v) == v;
-}
-
-bool finite(const Napi::Value& value) {
-  return value.IsNumber() && std::isfinite(value.As<Napi::Number>().DoubleValue());
+  ovnpsample::throw_usage(env, "NativeFlowTable", usage);
 }
 
 constexpr const char* kConstructorUsage =

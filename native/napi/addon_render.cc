@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "napi/arguments.h"
 #include "render/sample_lines.h"
 
 namespace ovnpsample {
@@ -30,11 +31,7 @@ constexpr uint32_t kStateOutEnd = 3;
 constexpr uint32_t kStateNeeded = 4;
 constexpr uint32_t kStateLength = 5;
 
-[[noreturn]] void throw_usage(Napi::Env env, const char* usage) {
-  Napi::Error e = Napi::TypeError::New(env, std::string("LineRenderer.") + usage);
-  e.Set("code", Napi::String::New(env, "INVALID_OPTION"));
-  throw e;
-}
+[[noreturn]] void throw_usage(Napi::Env env, const char* usage) { ovnpsample::throw_usage(env, "LineRenderer", usage); }
 
 // A whole number from 0 to `max`, or the usage.
 double whole(const Napi::Value& value, double max, Napi::Env env, const char* usage) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "napi/arguments.h"
 #include "render/watch_lines.h"
 #include "wire/batch_layout.h"
 
@@ -22,19 +23,7 @@ namespace ovnpsample {
 namespace {
 
 [[noreturn]] void throw_usage(Napi::Env env, const std::string& usage) {
-  Napi::Error e = Napi::TypeError::New(env, "NativeWatchLines." + usage);
-  e.Set("code", Napi::String::New(env, "INVALID_OPTION"));
-  throw e;
-}
-
-bool whole(const Napi::Value& value, double max) {
-  if (!value.IsNumber()) return false;
-  const double v = value.As<Napi::Number>().DoubleValue();
-  return v >= 0 && v <= max && std::floor(v) == v;
-}
-
-bool finite(const Napi::Value& value) {
-  return value.IsNumber() && std::isfinite(value.As<Napi::Number>().DoubleValue());
+  ovnpsample::throw_usage(env, "NativeWatchLines", usage);
 }
 
 // A Uint8Array's bytes, or "" for undefined (an absent piece).

@@ -11,8 +11,6 @@ namespace ovnpsample {
 
 namespace {
 
-void append_u32(std::string& to, uint32_t value) { to.append(reinterpret_cast<const char*>(&value), sizeof value); }
-
 // The first sample's record as the grouper kept it: whole (read_record read it in its batch).
 Batch record_of(const GroupedPacket& packet) {
   return Batch{packet.record.data(), packet.record.size(), packet.record_swapped};
@@ -58,15 +56,7 @@ void WatchLines::take(const GroupedPacket& packet) {
   const uint32_t iifindex = record_of(packet).load<uint32_t>(layout::record::kIfindexes) & 0xffff;
   std::string& key = key_;
   key.clear();
-  append_u32(key, packet.group);
-  append_u32(key, iifindex);
-  append_u32(key, packet.words[word::kKinds] & 0xffff);
-  append_u32(key, packet.words[word::kProtocol]);
-  append_u32(key, packet.words[word::kDstPort]);
-  append_u32(key, options_.by_source_port ? packet.words[word::kSrcPort] : 0);
-  append_u32(key, packet.words[word::kDstText]);  // the two texts' lengths: where src ends and dst does
-  key.append(packet.texts);
-  key.append(packet.cookies);
+  append_packet_key(key, packet, iifindex, options_.by_source_port);
   auto found = index_.find(key);
   if (found == index_.end()) {
     found = index_.emplace(key, static_cast<uint32_t>(routes_.size())).first;
