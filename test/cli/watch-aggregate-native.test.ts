@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fileNetns } from '../support/netns';
-import { freePort } from '../support/ovsdb-server';
 import { jsonLines, startCli, type CliProcess } from '../support/cli';
 import { icmpEcho, tcpSyn } from './support/frames';
 import { cookieOf, PODS, PSAMPLE_GROUP, useOvnkNode } from './support/ovnk-node';
-import { packetSeries, T0, MS, traffic } from './support/mixed-traffic';
+import { T0, MS, traffic, watchTrafficOnce } from './support/mixed-traffic';
 
 // watch --aggregate from psample takes its packets natively (src/cli/native-aggregate.ts) unless
 // --count needs each one: both paths, over the same injected samples, on the OVN-Kubernetes-shaped
@@ -22,16 +21,13 @@ type Line = Record<string, unknown> & { type: string };
 const settle = (ms = 500): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function runOnce(extra: readonly string[]): Promise<{ records: Line[]; metrics: string[]; summary: Record<string, unknown> }> {
-  const port = await freePort();
-  const run = watch(['--aggregate', '3600', '--metrics', `127.0.0.1:${port}`, ...extra]);
-  await run.listening;
-  node.send(...traffic());
-  await settle(800);
-  const metrics = packetSeries(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
-  expect(await run.stop('SIGTERM')).toBe(0);
-  const summary = await run.logged((record) => String(record.msg).startsWith('summary'), 'the summary');
+  const { stdout, metrics, summary } = await watchTrafficOnce(watch, (...samples) => node.send(...samples), [
+    '--aggregate',
+    '3600',
+    ...extra,
+  ]);
   // The two runs' intervals are their own: all else must be the same.
-  const records = jsonLines<Line>(run.stdout()).map((record) => ({ ...record, start: 'start', end: 'end' }));
+  const records = jsonLines<Line>(stdout).map((record) => ({ ...record, start: 'start', end: 'end' }));
   return { records, metrics, summary };
 }
 

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { fileNetns } from '../support/netns';
-import { freePort } from '../support/ovsdb-server';
 import { jsonLines, startCli, type CliProcess } from '../support/cli';
 import { udp } from './support/frames';
 import { cookieOf, OUTSIDE_IP, PODS, PSAMPLE_GROUP, useOvnkNode } from './support/ovnk-node';
-import { MS, packetSeries, T0, traffic } from './support/mixed-traffic';
+import { MS, T0, traffic, watchTrafficOnce } from './support/mixed-traffic';
 
 // watch --format json from psample writes its lines natively (src/cli/native-lines.ts) unless
 // --pcapng needs each packet: both paths, over the same injected samples, on the
@@ -19,17 +18,8 @@ const watch = (args: readonly string[]): CliProcess => startCli(node.cliArgs('wa
 
 const settle = (ms = 500): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function runOnce(extra: readonly string[]): Promise<{ stdout: string; metrics: string[]; summary: Record<string, unknown> }> {
-  const port = await freePort();
-  const run = watch(['--format', 'json', '--metrics', `127.0.0.1:${port}`, ...extra]);
-  await run.listening;
-  node.send(...traffic());
-  await settle(800);
-  const metrics = packetSeries(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
-  expect(await run.stop('SIGTERM')).toBe(0);
-  const summary = await run.logged((record) => String(record.msg).startsWith('summary'), 'the summary');
-  return { stdout: run.stdout(), metrics, summary };
-}
+const runOnce = (extra: readonly string[]) =>
+  watchTrafficOnce(watch, (...samples) => node.send(...samples), ['--format', 'json', ...extra]);
 
 const counts = (s: Record<string, unknown>): unknown[] => [s.received, s.packets, s.shown, s.filtered];
 

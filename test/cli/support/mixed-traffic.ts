@@ -1,3 +1,6 @@
+import { expect } from 'vitest';
+import { freePort } from '../../support/ovsdb-server';
+import type { CliProcess } from '../../support/cli';
 import { icmpEcho, tcpSyn, udp } from './frames';
 import { cookieOf, OUTSIDE_IP, PODS, type NodeSample } from './ovnk-node';
 
@@ -42,4 +45,24 @@ export function packetSeries(metrics: string): string[] {
       /^ovn_psample_(samples_total|verdicts_total|verdict_packets_total|flow_records_total|flow_overflow_packets_total)[{ ]/.test(line),
     )
     .sort();
+}
+
+/**
+ * One watch (`args`, with --metrics added) over the mixed traffic: the metrics scraped while it
+ * runs, then SIGTERM. Its stdout, its packet series and its summary.
+ */
+export async function watchTrafficOnce(
+  start: (args: readonly string[]) => CliProcess,
+  send: (...samples: NodeSample[]) => void,
+  args: readonly string[],
+): Promise<{ stdout: string; metrics: string[]; summary: Record<string, unknown> }> {
+  const port = await freePort();
+  const run = start([...args, '--metrics', `127.0.0.1:${port}`]);
+  await run.listening;
+  send(...traffic());
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  const metrics = packetSeries(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+  expect(await run.stop('SIGTERM')).toBe(0);
+  const summary = await run.logged((record) => String(record.msg).startsWith('summary'), 'the summary');
+  return { stdout: run.stdout(), metrics, summary };
 }
