@@ -6,7 +6,7 @@ import { compileFilter, type NetworkEventFilter } from '../../src/events/filter'
 import { OvnPsampleMetrics } from '../../src/metrics/metrics';
 import { JsonFormatter } from '../../src/output/event-json';
 import { LineBuffer } from '../../src/output/line-buffer';
-import { NativeJsonLines } from '../../src/output/native-json-lines';
+import { NativeJsonLines, type NativeJsonLinesOptions } from '../../src/output/native-json-lines';
 import { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
 import { batchOf, batchesOf, messagesOf, packetArb, T0 } from '../events/support/random-packets';
@@ -120,6 +120,26 @@ it('writes the bytes, counts and metrics of the per-packet path (random packets,
   );
 });
 
+/** Native lines without a grouping window, filter or limit (but what `options` says), counting into `counts`. */
+function linesWithoutWindow(
+  write: NativeJsonLinesOptions['write'],
+  counts: NativeJsonLinesOptions['counts'],
+  options: Partial<NativeJsonLinesOptions> = {},
+): NativeJsonLines {
+  return new NativeJsonLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts,
+    write,
+    due: () => undefined,
+    ...options,
+  });
+}
+
 it('writes a packet that waited out its window with no batch after it when the window passes', async () => {
   const written: string[] = [];
   const lines: NativeJsonLines = new NativeJsonLines({
@@ -146,21 +166,11 @@ it('writes a packet that waited out its window with no batch after it when the w
 it('a writer that throws loses no count, and the lines after it are written', () => {
   let calls = 0;
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = new NativeJsonLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts,
-    write: () => {
-      calls++;
-      if (calls === 1) throw new Error('the reader of the output went away');
-      return true;
-    },
-    due: () => undefined,
-  });
+  const lines = linesWithoutWindow(() => {
+    calls++;
+    if (calls === 1) throw new Error('the reader of the output went away');
+    return true;
+  }, counts);
   const batch = (): PsampleBatch =>
     batchOf([{ group: 7, proto: 0x800, data: tcpSyn({ src: '10.0.0.1', dst: '10.0.0.2', srcPort: 1, dstPort: 80 }), timestampNs: T0 }]);
   expect(() => lines.add(batch())).toThrow('the reader of the output went away');
@@ -199,17 +209,7 @@ it('a record that reaches outside its batch is counted with those after it; the 
   const cut = new PsampleBatch(whole.buffer.slice(0, whole.buffer.byteLength - 16), whole.length, whole.littleEndian);
   const written: string[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = new NativeJsonLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts,
-    write: (bytes) => written.push(bytes.toString()) > 0,
-    due: () => undefined,
-  });
+  const lines = linesWithoutWindow((bytes) => written.push(bytes.toString()) > 0, counts);
   lines.add(cut);
   expect(lines.malformedRecords).toBe(1);
   expect(counts).toEqual({ packets: 2, shown: 2, filtered: 0 });
@@ -220,20 +220,10 @@ it('a record that reaches outside its batch is counted with those after it; the 
 it('a writer that throws mid-release (the reader of the output went away) loses no count; the parts after it are written whole', () => {
   const written: string[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = new NativeJsonLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts,
-    write: (bytes) => {
-      if (written.push(bytes.toString()) === 1) throw new Error('the reader of the output went away');
-      return true;
-    },
-    due: () => undefined,
-  });
+  const lines = linesWithoutWindow((bytes) => {
+    if (written.push(bytes.toString()) === 1) throw new Error('the reader of the output went away');
+    return true;
+  }, counts);
   const messages = Array.from({ length: 600 }, (_, i) => ({
     group: 7,
     proto: 0x800,
@@ -257,19 +247,11 @@ it('a writer that throws mid-release (the reader of the output went away) loses 
 it('a filter that throws on a route: its packets are counted as filtered, the other routes written, the error thrown once the release is counted', () => {
   const written: string[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = new NativeJsonLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    bySourcePort: false,
-    interfaceName,
+  const lines = linesWithoutWindow((bytes) => written.push(bytes.toString()) > 0, counts, {
     accept: (subject) => {
       if (subject.fields.dst === '10.0.0.3') throw new Error('a filter failed');
       return true;
     },
-    limit: Infinity,
-    counts,
-    write: (bytes) => written.push(bytes.toString()) > 0,
-    due: () => undefined,
   });
   const messages = [2, 3, 4, 3].map((host) => ({
     group: 7,
