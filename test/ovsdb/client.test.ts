@@ -1,29 +1,28 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OvsdbClosedError, OvsdbConnectionError, OvsdbTransactionError } from '../../src/errors';
 import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient, type OvsdbStatus } from '../../src/ovsdb/client';
 import type { MonitorMethod } from '../../src/ovsdb/monitor';
-import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
-import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { freePort, OvsdbServer } from '../support/ovsdb-server';
-import { cacheContent, cacheReaches, NB_SELECTION, portGroupWithAclsOps } from './nb-helpers';
+import { freePort } from '../support/ovsdb-server';
+import { cacheContent, cacheReaches, NB_SELECTION, portGroupWithAclsOps, useNbServer } from './nb-helpers';
 
 const run = promisify(execFile);
 const NB = 'OVN_Northbound';
 
 describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schema', () => {
-  let server: OvsdbServer;
-  let schema: DatabaseSchema;
-  const clients: OvsdbClient[] = [];
+  const fixture = useNbServer((writer) => writer.transact(NB, portGroupWithAclsOps('pg_base', 20, 1)), {
+    ipv6: true,
+    restoreAfterEach: true,
+  });
 
   async function connect(
     remote: string | readonly string[],
     options: Parameters<typeof OvsdbClient.connect>[1] = {},
   ): Promise<OvsdbClient> {
     const client = await OvsdbClient.connect(remote, options);
-    clients.push(client);
+    fixture.clients.push(client);
     return client;
   }
 
@@ -33,37 +32,17 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     return seen;
   }
 
-  beforeAll(async () => {
-    const { nb } = await ovnSchemaPaths();
-    schema = await loadSchemaFile(nb);
-    server = await OvsdbServer.start({ schema: nb, ipv6: true });
-    const writer = await OvsdbClient.connect(server.unixRemote);
-    await writer.transact(NB, portGroupWithAclsOps('pg_base', 20, 1));
-    await writer.close();
-  });
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    if (!server.running) {
-      await server.start();
-    }
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-  });
-
   it.each([
-    ['unix', () => server.unixRemote],
-    ['tcp', () => server.tcpRemote],
-    ['tcp over an IPv6 literal', () => server.ipv6Remote],
+    ['unix', () => fixture.server.unixRemote],
+    ['tcp', () => fixture.server.tcpRemote],
+    ['tcp over an IPv6 literal', () => fixture.server.ipv6Remote],
   ])('connects over %s, reads the schema and syncs the cache', async (_kind, remote) => {
     const client = await connect(remote());
     expect(await client.listDatabases()).toEqual(expect.arrayContaining([NB, '_Server']));
     const served = await client.getSchema(NB);
-    expect(served.version).toBe(schema.version);
-    expect([...served.tables.keys()].sort()).toEqual([...schema.tables.keys()].sort());
-    const cache = new TableCache(schema, NB_SELECTION);
+    expect(served.version).toBe(fixture.schema.version);
+    expect([...served.tables.keys()].sort()).toEqual([...fixture.schema.tables.keys()].sort());
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     expect(cache.table('ACL').size).toBeGreaterThanOrEqual(20);
     const sample = cache.table('Sample').lookup('metadata', 5)[0]!;
@@ -85,9 +64,9 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     // The server answers "unknown method" for a method it lacks: the client falls back.
     ['an unknown method, then monitor_cond', ['monitor_cond_since_v9' as MonitorMethod, 'monitor_cond'], 'monitor_cond'],
   ])('tracks inserts, set/map/optional modifications and deletes with %s', async (_name, monitorMethods, used) => {
-    const client = await connect(server.tcpRemote, { monitorMethods });
+    const client = await connect(fixture.server.tcpRemote, { monitorMethods });
     const seen = statuses(client);
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     expect(seen).toContainEqual(expect.objectContaining({ state: 'synced', method: used, missing: [] }));
 
@@ -133,24 +112,24 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     expect(cache.table('Port_Group').get(pg._uuid)!.acls).toEqual([first, second]);
 
     // A fresh monitor built from scratch must see exactly what the incrementally updated cache holds.
-    const fresh = new TableCache(schema, NB_SELECTION);
+    const fresh = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, fresh);
     expect(cacheContent(cache)).toEqual(cacheContent(fresh));
     expect(cache.stats).toEqual({ malformedRows: 0, inconsistentRows: 0, unselectedTableRows: 0, failedListenerCalls: 0 });
   });
 
   it('syncs a multi-megabyte initial reply exactly as a select transaction reads the same rows', async () => {
-    const client = await connect(server.unixRemote);
+    const client = await connect(fixture.server.unixRemote);
     for (let group = 0; group < 5; group++) {
       await client.transact(NB, portGroupWithAclsOps(`pg_big${group}`, 1000, 100_000 + group * 1000));
     }
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     const replies: number[] = [];
     client.on('status', (status) => status.state === 'synced' && replies.push(cache.table('ACL').size));
     await client.monitor(NB, cache);
     expect(replies[0]).toBeGreaterThanOrEqual(5000);
 
-    const selected = new TableCache(schema, NB_SELECTION);
+    const selected = new TableCache(fixture.schema, NB_SELECTION);
     const [acls, samples, groups] = (await client.transact(NB, [
       { op: 'select', table: 'ACL', where: [] },
       { op: 'select', table: 'Sample', where: [] },
@@ -164,7 +143,7 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
   });
 
   it('rejects a failing transaction with the server reason and commits nothing', async () => {
-    const client = await connect(server.unixRemote);
+    const client = await connect(fixture.server.unixRemote);
     const attempt = client.transact(NB, [
       { op: 'insert', table: 'Sample', row: { metadata: 990 }, 'uuid-name': 's' },
       {
@@ -182,21 +161,21 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
   });
 
   it('reconnects after a crash and converges to changes made while it was down', async () => {
-    const client = await connect(server.tcpRemote, { backoff: { initialMs: 50, maxMs: 200 } });
+    const client = await connect(fixture.server.tcpRemote, { backoff: { initialMs: 50, maxMs: 200 } });
     const seen = statuses(client);
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     const sample = cache.table('Sample').lookup('metadata', 3)[0]!;
     const changes: string[] = [];
     cache.on('change', (table, uuid, _old, row) => changes.push(`${table} ${uuid} ${row === undefined ? 'deleted' : 'changed'}`));
 
-    await server.kill('SIGKILL');
+    await fixture.server.kill('SIGKILL');
     await run('ovsdb-tool', [
       'transact',
-      server.dbPath,
+      fixture.server.dbPath,
       JSON.stringify([NB, { op: 'update', table: 'Sample', where: [['_uuid', '==', ['uuid', sample._uuid]]], row: { metadata: 333 } }]),
     ]);
-    await server.start();
+    await fixture.server.start();
     await cacheReaches(cache, () => cache.table('Sample').get(sample._uuid)?.metadata === 333);
 
     expect(changes).toEqual([`Sample ${sample._uuid} changed`]);
@@ -207,12 +186,12 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
   });
 
   it('after a stable session, waits a jittered first backoff step before reconnecting, not 0 ms', async () => {
-    const client = await connect(server.tcpRemote, { backoff: { initialMs: 400, maxMs: 800, jitter: 0.5 } });
+    const client = await connect(fixture.server.tcpRemote, { backoff: { initialMs: 400, maxMs: 800, jitter: 0.5 } });
     const seen = statuses(client);
     // A session counts as stable after 5 s: then a drop is a server restart, which all its clients see at once.
     await new Promise((resolve) => setTimeout(resolve, 5200));
-    await server.kill('SIGKILL');
-    await server.start();
+    await fixture.server.kill('SIGKILL');
+    await fixture.server.start();
     await expect.poll(() => seen.some((status) => status.state === 'synced' || status.state === 'connected'), { timeout: 5000 }).toBe(true);
     const first = seen.find((status) => status.state === 'disconnected') as { retryInMs: number };
     expect(first.retryInMs).toBeGreaterThanOrEqual(200);
@@ -220,24 +199,24 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
   });
 
   it('drops a silent tcp server after inactivityTimeoutMs and comes back when it answers again', async () => {
-    const client = await connect(server.tcpRemote, {
+    const client = await connect(fixture.server.tcpRemote, {
       inactivityProbeMs: 200,
       inactivityTimeoutMs: 400,
       backoff: { initialMs: 50, maxMs: 100 },
     });
     const seen = statuses(client);
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     const dropped = new Promise<OvsdbStatus>((resolve) =>
       client.on('status', (status) => status.state === 'disconnected' && resolve(status)),
     );
-    process.kill(server.pid!, 'SIGSTOP');
+    process.kill(fixture.server.pid!, 'SIGSTOP');
     try {
       expect((await dropped) as { error: Error }).toMatchObject({
         error: expect.objectContaining({ message: expect.stringContaining('inactivity probe') }),
       });
     } finally {
-      process.kill(server.pid!, 'SIGCONT');
+      process.kill(fixture.server.pid!, 'SIGCONT');
     }
     const resynced = new Promise<void>((resolve) => client.on('status', (status) => status.state === 'synced' && resolve()));
     await resynced;
@@ -257,8 +236,8 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
 
   it('times requests out with a typed error naming every remote and its last error when none is usable', async () => {
     const dead = `tcp:127.0.0.1:${await freePort()}`;
-    const client = await connect(`${server.unixRemote},${dead}`, { requestTimeoutMs: 500, backoff: { initialMs: 20, maxMs: 50 } });
-    await server.kill('SIGKILL');
+    const client = await connect(`${fixture.server.unixRemote},${dead}`, { requestTimeoutMs: 500, backoff: { initialMs: 20, maxMs: 50 } });
+    await fixture.server.kill('SIGKILL');
     const outcomes = await Promise.allSettled([client.transact(NB, []), client.getSchema(NB), client.listDatabases()]);
     for (const outcome of outcomes) {
       const error = outcome.status === 'rejected' ? (outcome.reason as unknown) : undefined;
@@ -271,15 +250,15 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
       });
       const { message, attempts: remotes } = error as OvsdbConnectionError;
       // The killed server's socket file is left behind: connecting to it is refused.
-      expect(message).toContain(`${server.unixRemote}: connect ECONNREFUSED`);
+      expect(message).toContain(`${fixture.server.unixRemote}: connect ECONNREFUSED`);
       expect(message).toContain(`${dead}: connect ECONNREFUSED`);
-      expect(remotes.map(({ remote }) => remote)).toEqual([server.unixRemote, dead]);
+      expect(remotes.map(({ remote }) => remote)).toEqual([fixture.server.unixRemote, dead]);
       expect(remotes.every(({ error: last }) => last instanceof Error)).toBe(true);
     }
   });
 
   it('tries the members in random order, as the OVS IDL does, unless told not to', async () => {
-    const members = [server.unixRemote, server.tcpRemote];
+    const members = [fixture.server.unixRemote, fixture.server.tcpRemote];
     const firsts = new Set<string>();
     for (let attempt = 0; attempt < 16; attempt++) {
       const client = await connect(members);
@@ -288,13 +267,13 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     }
     expect([...firsts].sort()).toEqual([...members].sort());
     const ordered = await connect(members, { shuffleRemotes: false });
-    expect(ordered.remote).toBe(server.unixRemote);
+    expect(ordered.remote).toBe(fixture.server.unixRemote);
   });
 
   it('moves on from an unreachable member of a list to a working one', async () => {
     const dead = `tcp:127.0.0.1:${await freePort()}`;
-    const client = await connect(`${dead},${server.tcpRemote}`);
-    expect(client.remote).toBe(server.tcpRemote);
+    const client = await connect(`${dead},${fixture.server.tcpRemote}`);
+    expect(client.remote).toBe(fixture.server.tcpRemote);
   });
 
   it('honours an AbortSignal while connecting and after', async () => {
@@ -304,21 +283,23 @@ describe('OvsdbClient against a real ovsdb-server serving the OVN 25.03 NB schem
     await expect(pending).rejects.toBeInstanceOf(OvsdbClosedError);
 
     const later = new AbortController();
-    const client = await connect(server.unixRemote, { signal: later.signal });
+    const client = await connect(fixture.server.unixRemote, { signal: later.signal });
     const seen = statuses(client);
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     later.abort();
     await expect(client.transact(NB, [])).rejects.toBeInstanceOf(OvsdbClosedError);
     await new Promise((resolve) => setImmediate(resolve));
     expect(seen.at(-1)).toMatchObject({ state: 'disconnected', error: undefined });
-    await expect(OvsdbClient.connect(server.unixRemote, { signal: later.signal })).rejects.toBeInstanceOf(OvsdbClosedError);
+    await expect(OvsdbClient.connect(fixture.server.unixRemote, { signal: later.signal })).rejects.toBeInstanceOf(OvsdbClosedError);
   });
 
   it('refuses a cache built for another database, a cache monitored twice and an unknown database', async () => {
-    const client = await connect(server.unixRemote);
-    await expect(client.monitor('OVN_Southbound', new TableCache(schema, NB_SELECTION))).rejects.toMatchObject({ code: 'OVSDB_SCHEMA' });
-    const cache = new TableCache(schema, NB_SELECTION);
+    const client = await connect(fixture.server.unixRemote);
+    await expect(client.monitor('OVN_Southbound', new TableCache(fixture.schema, NB_SELECTION))).rejects.toMatchObject({
+      code: 'OVSDB_SCHEMA',
+    });
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     await expect(client.monitor(NB, cache)).rejects.toThrow(/already monitored/);
     await expect(client.getSchema('Nope')).rejects.toMatchObject({ code: 'OVSDB_RPC' });

@@ -1,26 +1,21 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OvsdbListenerError } from '../../src/errors';
 import { TableCache } from '../../src/ovsdb/cache';
 import { OvsdbClient, type OvsdbStatus } from '../../src/ovsdb/client';
-import { loadSchemaFile, type DatabaseSchema } from '../../src/ovsdb/schema';
-import { ovnSchemaPaths } from '../support/ovn-schemas';
-import { OvsdbServer } from '../support/ovsdb-server';
-import { cacheReaches, NB_SELECTION, portGroupWithAclsOps } from './nb-helpers';
+import { cacheReaches, NB_SELECTION, portGroupWithAclsOps, useNbServer } from './nb-helpers';
 
 const run = promisify(execFile);
 const NB = 'OVN_Northbound';
 const FAST = { backoff: { initialMs: 50, maxMs: 200 } };
 
 describe('OvsdbClient with listeners that throw, against a real ovsdb-server', () => {
-  let server: OvsdbServer;
-  let schema: DatabaseSchema;
-  const clients: OvsdbClient[] = [];
+  const fixture = useNbServer((writer) => writer.transact(NB, portGroupWithAclsOps('pg_listeners', 10, 1)), { restoreAfterEach: true });
 
   async function connect(): Promise<OvsdbClient> {
-    const client = await OvsdbClient.connect(server.tcpRemote, FAST);
-    clients.push(client);
+    const client = await OvsdbClient.connect(fixture.server.tcpRemote, FAST);
+    fixture.clients.push(client);
     return client;
   }
 
@@ -30,30 +25,10 @@ describe('OvsdbClient with listeners that throw, against a real ovsdb-server', (
     return errors;
   }
 
-  beforeAll(async () => {
-    const { nb } = await ovnSchemaPaths();
-    schema = await loadSchemaFile(nb);
-    server = await OvsdbServer.start({ schema: nb });
-    const writer = await OvsdbClient.connect(server.unixRemote);
-    await writer.transact(NB, portGroupWithAclsOps('pg_listeners', 10, 1));
-    await writer.close();
-  });
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-    if (!server.running) {
-      await server.start();
-    }
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-  });
-
   it('syncs and keeps following a cache whose change listener throws, reporting each failed update', async () => {
     const client = await connect();
     const errors = errorsOf(client);
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     cache.on('change', () => {
       throw new Error('listener bug');
     });
@@ -78,16 +53,16 @@ describe('OvsdbClient with listeners that throw, against a real ovsdb-server', (
   it('applies a resync snapshot completely, deletions included, although a change listener throws', async () => {
     const client = await connect();
     errorsOf(client);
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     const victim = cache.table('Sample').lookup('metadata', 5)[0]!;
     cache.on('change', () => {
       throw new Error('listener bug');
     });
-    await server.kill('SIGKILL');
+    await fixture.server.kill('SIGKILL');
     await run('ovsdb-tool', [
       'transact',
-      server.dbPath,
+      fixture.server.dbPath,
       JSON.stringify([
         NB,
         { op: 'update', table: 'ACL', where: [['sample_new', '==', ['uuid', victim._uuid]]], row: { sample_new: ['set', []] } },
@@ -95,7 +70,7 @@ describe('OvsdbClient with listeners that throw, against a real ovsdb-server', (
         { op: 'mutate', table: 'Sample', where: [['metadata', '==', 6]], mutations: [['metadata', '+=', 600]] },
       ]),
     ]);
-    await server.start();
+    await fixture.server.start();
     await cacheReaches(cache, () => cache.table('Sample').lookup('metadata', 606).length === 1);
     expect(cache.table('Sample').get(victim._uuid)).toBeUndefined();
     expect(cache.table('ACL').lookup('sample_new', victim._uuid)).toEqual([]);
@@ -105,15 +80,15 @@ describe('OvsdbClient with listeners that throw, against a real ovsdb-server', (
   it('keeps reconnecting when a status listener throws, and reports the failures', async () => {
     const client = await connect();
     const errors = errorsOf(client);
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     await client.monitor(NB, cache);
     client.on('status', () => {
       throw new Error('status listener bug');
     });
     const seen: OvsdbStatus[] = [];
     client.on('status', (status) => seen.push(status));
-    await server.kill('SIGKILL');
-    await server.start();
+    await fixture.server.kill('SIGKILL');
+    await fixture.server.start();
     await new Promise<void>((resolve) => {
       const check = (): void => {
         if (client.connected && seen.some((status) => status.state === 'synced')) {
@@ -136,7 +111,7 @@ describe('OvsdbClient with listeners that throw, against a real ovsdb-server', (
     client.on('error', () => {
       throw new Error('error listener bug');
     });
-    const cache = new TableCache(schema, NB_SELECTION);
+    const cache = new TableCache(fixture.schema, NB_SELECTION);
     cache.on('change', () => {
       throw new Error('listener bug');
     });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { OvsdbConnectionError, OvsdbDisconnectedError } from '../../src/errors';
 import { TableCache, type CacheSelection } from '../../src/ovsdb/cache';
 import { OvsdbClient } from '../../src/ovsdb/client';
@@ -94,17 +94,37 @@ export interface NbServerFixture {
   clients: OvsdbClient[];
 }
 
+export interface NbServerOptions {
+  /** Also listen on ::1 (`server.ipv6Remote`). */
+  readonly ipv6?: boolean;
+  /**
+   * For files whose tests kill, stop or restart the server: after each test its clients (the
+   * writer among them, after the first) are closed and a server left down is started again, so
+   * every test meets the seeded server and no client of an earlier one.
+   */
+  readonly restoreAfterEach?: boolean;
+}
+
 /** A standalone NB ovsdb-server with the real OVN schema for one test file, seeded by `seed`, stopped after it. */
-export function useNbServer(seed: (writer: OvsdbClient) => Promise<unknown> = () => Promise.resolve()): NbServerFixture {
+export function useNbServer(
+  seed: (writer: OvsdbClient) => Promise<unknown> = () => Promise.resolve(),
+  options: NbServerOptions = {},
+): NbServerFixture {
   const fixture = { clients: [] as OvsdbClient[] } as NbServerFixture;
   beforeAll(async () => {
     const { nb } = await ovnSchemaPaths();
     fixture.schema = await loadSchemaFile(nb);
-    fixture.server = await OvsdbServer.start({ schema: nb });
+    fixture.server = await OvsdbServer.start({ schema: nb, ipv6: options.ipv6 });
     fixture.writer = await OvsdbClient.connect(fixture.server.unixRemote);
     fixture.clients.push(fixture.writer);
     await seed(fixture.writer);
   });
+  if (options.restoreAfterEach === true) {
+    afterEach(async () => {
+      await Promise.all(fixture.clients.splice(0).map((client) => client.close()));
+      if (!fixture.server.running) await fixture.server.start();
+    });
+  }
   afterAll(async () => {
     await Promise.all(fixture.clients.map((client) => client.close()));
     await fixture.server?.stop();
