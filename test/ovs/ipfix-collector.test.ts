@@ -76,19 +76,7 @@ describe.skipIf(!haveOvsVswitchd())('collector add --ipfix on real OVS 3.1 (no p
   });
 
   it("attaches its IPFIX row to another tool's set, and remove detaches only that", async () => {
-    await ovs.vsctl(
-      '--',
-      '--id=@br',
-      'get',
-      'Bridge',
-      'br0',
-      '--',
-      'create',
-      'Flow_Sample_Collector_Set',
-      'id=42',
-      'bridge=@br',
-      'external_ids:owner=ovnk-debug',
-    );
+    await ovs.addCollectorSet({ owner: 'ovnk-debug' });
     const target = `127.0.0.1:${source.port}`;
     const local = await LocalOvs.open(ovs.remote);
     try {
@@ -108,25 +96,7 @@ describe.skipIf(!haveOvsVswitchd())('collector add --ipfix on real OVS 3.1 (no p
   });
 
   it("never changes someone else's IPFIX row: a set exporting elsewhere is refused, unchanged", async () => {
-    await ovs.vsctl(
-      '--',
-      '--id=@br',
-      'get',
-      'Bridge',
-      'br0',
-      '--',
-      '--id=@i',
-      'create',
-      'IPFIX',
-      'targets="192.0.2.9:4739"',
-      '--',
-      'create',
-      'Flow_Sample_Collector_Set',
-      'id=42',
-      'bridge=@br',
-      'ipfix=@i',
-      'external_ids:owner=netobserv',
-    );
+    await ovs.addCollectorSet({ ipfixTarget: '192.0.2.9:4739', owner: 'netobserv' });
     const add = await runCli(['collector', 'add', '--ipfix', `127.0.0.1:${source.port}`, ...db()]);
     expect(add.code).toBe(1);
     expect(add.stderr).toMatch(

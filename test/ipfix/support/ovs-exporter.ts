@@ -166,23 +166,21 @@ export class OvsExporter {
    */
   async exportTo(target: string): Promise<void> {
     await this.vsctl('--', '--all', 'destroy', 'Flow_Sample_Collector_Set', '--', '--all', 'destroy', 'IPFIX');
+    await this.addCollectorSet({ ipfixTarget: target });
+  }
+
+  /**
+   * Collector set 42 on br0 as another tool leaves it: exporting IPFIX to `ipfixTarget` if given,
+   * with `owner` in its external_ids if given.
+   */
+  async addCollectorSet(set: { readonly ipfixTarget?: string; readonly owner?: string }): Promise<void> {
+    const exporting = set.ipfixTarget !== undefined;
     await this.vsctl(
-      '--',
-      '--id=@br',
-      'get',
-      'Bridge',
-      'br0',
-      '--',
-      '--id=@i',
-      'create',
-      'IPFIX',
-      `targets="${target}"`,
-      '--',
-      'create',
-      'Flow_Sample_Collector_Set',
-      'id=42',
-      'bridge=@br',
-      'ipfix=@i',
+      ...['--', '--id=@br', 'get', 'Bridge', 'br0'],
+      ...(exporting ? ['--', '--id=@i', 'create', 'IPFIX', `targets="${set.ipfixTarget}"`] : []),
+      ...['--', 'create', 'Flow_Sample_Collector_Set', 'id=42', 'bridge=@br'],
+      ...(exporting ? ['ipfix=@i'] : []),
+      ...(set.owner === undefined ? [] : [`external_ids:owner=${set.owner}`]),
     );
   }
 
