@@ -276,7 +276,8 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
 });
 
 describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)', () => {
-  const asNobody = (caps: string): string[] => [
+  /** setpriv as nobody: `caps` (",+net_admin" or "") inherited and ambient, `bounding` its bounding set. */
+  const asNobody = (caps: string, bounding = caps): string[] => [
     'ip',
     'netns',
     'exec',
@@ -287,7 +288,7 @@ describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)',
     '--clear-groups',
     `--inh-caps=-all${caps}`,
     `--ambient-caps=-all${caps}`,
-    `--bounding-set=-all${caps}`,
+    `--bounding-set=-all${bounding}`,
   ];
   const openAndReceive = (option: string): string => `
     (async () => {
@@ -357,19 +358,7 @@ describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)',
     const dir = mkdtempSync(path.join(tmpdir(), 'ovnps-filecap-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     const withFileCap = path.join(dir, 'node');
-    const bounded = (): string[] => [
-      'ip',
-      'netns',
-      'exec',
-      ns.name,
-      'setpriv',
-      '--reuid=65534',
-      '--regid=65534',
-      '--clear-groups',
-      '--inh-caps=-all',
-      '--ambient-caps=-all',
-      '--bounding-set=-all,+net_admin',
-    ];
+    const bounded = (): string[] => asNobody('', ',+net_admin');
 
     // A file-capability executable runs in secure-execution mode, where the loader ignores
     // LD_PRELOAD: under npm run test:asan the sanitizer runtime the addon needs would be missing.
