@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeOvsCookie, OvnSampleDecoder, splitOvnObsDomain, type PsampleMessage } from '../../src/index';
+import { OvnSampleDecoder, type PsampleMessage } from '../../src/index';
 import { podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
-import { collectSamples } from '../support/lab/samples';
+import { collectSamples, tripleOf, type Triple } from '../support/lab/samples';
 import { settle, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
 
@@ -113,19 +113,6 @@ const CASES: Case[] = [
     verdicts: [{ app: 'aclNew', point: 'egressFirewall', decoded: EGRESS_FIREWALL_DROP }],
   },
 ];
-
-interface Triple {
-  appId: number;
-  datapathKey: number;
-  pointId: number;
-}
-
-function tripleOf(sample: PsampleMessage): Triple {
-  const ids = decodeOvsCookie(sample.userCookie ?? new Uint8Array());
-  if (ids === undefined) throw new Error(`sample without an OVS cookie: ${JSON.stringify(sample.userCookie)}`);
-  const { appId, datapathKey } = splitOvnObsDomain(ids.obsDomainId);
-  return { appId, datapathKey, pointId: ids.obsPointId };
-}
 
 const keyOf = (t: Triple): string => `${t.appId}/${t.datapathKey}/${t.pointId}`;
 

@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  decodeOvsCookie,
-  openIpfix,
-  OvnSampleDecoder,
-  splitOvnObsDomain,
-  type IpfixSample,
-  type OvnSampleEvent,
-  type PsampleMessage,
-} from '../../src/index';
+import { openIpfix, OvnSampleDecoder, type IpfixSample, type OvnSampleEvent, type PsampleMessage } from '../../src/index';
 import { flowPointId } from '../../src/ovn/cookie';
 import { ensureCollectorSet, exportIpfix, podOf, startOvnkNode, type OvnkNode } from '../support/lab/ovnk-node';
-import { collectSamples } from '../support/lab/samples';
+import { collectSamples, tripleOf, tripleOfRecord, type Triple } from '../support/lab/samples';
 import { run, settle, traffic } from '../support/lab/shell';
 import { openPsampleForEachTest } from '../support/lab/sockets';
 import { ipfixSummary, LISTENING_IPFIX, LISTENING_PSAMPLE, startWatch, watchEvents, withoutSource } from '../support/lab/watch';
@@ -38,24 +30,6 @@ const LOOPBACK_ADDRESS = '10.244.0.77';
 /** Frames to it carry a MAC no port has: northd's ls_in_l2_unknown drop. */
 const UNKNOWN_MAC_ADDRESS = '10.244.0.88';
 const UNKNOWN_MAC = '0a:58:0a:f4:00:88';
-
-interface Triple {
-  appId: number;
-  datapathKey: number;
-  pointId: number;
-}
-
-function tripleOf(sample: PsampleMessage): Triple {
-  const ids = decodeOvsCookie(sample.userCookie ?? new Uint8Array());
-  if (ids === undefined) throw new Error(`sample without an OVS cookie: ${JSON.stringify(sample.userCookie)}`);
-  const { appId, datapathKey } = splitOvnObsDomain(ids.obsDomainId);
-  return { appId, datapathKey, pointId: ids.obsPointId };
-}
-
-function tripleOfRecord(record: IpfixSample): Triple {
-  const { appId, datapathKey } = splitOvnObsDomain(record.observationDomainId);
-  return { appId, datapathKey, pointId: record.observationPointId ?? -1 };
-}
 
 const same = (a: Triple, b: Triple): boolean => a.appId === b.appId && a.datapathKey === b.datapathKey && a.pointId === b.pointId;
 

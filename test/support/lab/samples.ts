@@ -1,4 +1,4 @@
-import type { PsampleMessage, PsampleSocket } from '../../../src/index';
+import { decodeOvsCookie, splitOvnObsDomain, type IpfixSample, type PsampleMessage, type PsampleSocket } from '../../../src/index';
 
 /**
  * Collects samples from SOCKET until ENOUGH says so. The limit only bounds a
@@ -36,4 +36,25 @@ export function collectSamples(
 
 export function hex(bytes: Uint8Array | undefined): string | undefined {
   return bytes === undefined ? undefined : Buffer.from(bytes).toString('hex');
+}
+
+/** The OVN ids a sample carries: Sampling_App id, datapath tunnel key, observation point. */
+export interface Triple {
+  appId: number;
+  datapathKey: number;
+  pointId: number;
+}
+
+/** A psample sample's ids, from its OVS cookie. */
+export function tripleOf(sample: PsampleMessage): Triple {
+  const ids = decodeOvsCookie(sample.userCookie ?? new Uint8Array());
+  if (ids === undefined) throw new Error(`sample without an OVS cookie: ${JSON.stringify(sample.userCookie)}`);
+  const { appId, datapathKey } = splitOvnObsDomain(ids.obsDomainId);
+  return { appId, datapathKey, pointId: ids.obsPointId };
+}
+
+/** An IPFIX record's ids, from its message's observation domain and IE 138 (-1 without one). */
+export function tripleOfRecord(record: IpfixSample): Triple {
+  const { appId, datapathKey } = splitOvnObsDomain(record.observationDomainId);
+  return { appId, datapathKey, pointId: record.observationPointId ?? -1 };
 }
