@@ -1,7 +1,7 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { EventEmitter } from 'node:events';
 
-import { SampleIterator, type IteratorOwner } from '../psample/iterator';
+import { SampleIterators } from '../psample/iterator';
 import { IpfixBatch } from './batch';
 import { IpfixDatagramDecoder } from './datagram-decoder';
 import { IpfixSocketError } from './errors';
@@ -11,8 +11,6 @@ import { UdpSocketProbe } from './receive-queue';
 import { emptyIpfixStats, type IpfixStatName, type IpfixStats } from './stats';
 import type { IpfixSample } from './types';
 
-const ITERATOR_HIGH_WATER = 65_536;
-const ITERATOR_LOW_WATER = 16_384;
 // As the psample socket: one turn of the event loop delivers for about this long, then yields.
 const TURN_BUDGET_MS = 10;
 // While records flow, the kernel's receive-buffer drop count is read at most this often (and
@@ -95,7 +93,7 @@ function bindError(error: NodeJS.ErrnoException, options: CheckedIpfixOptions): 
  * pauses for everyone and what arrives meanwhile waits, up to queueCapacity records, then is
  * counted in queueDrops.
  */
-export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements AsyncIterable<IpfixSample>, IteratorOwner<IpfixSample> {
+export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements AsyncIterable<IpfixSample> {
   /** The bound address and port (the port chosen by the kernel when 0 was asked). */
   readonly address: string;
   readonly port: number;
@@ -109,7 +107,7 @@ export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements Asyn
   readonly #stats: IpfixStats = emptyIpfixStats();
   readonly #reported: IpfixStats = emptyIpfixStats();
   readonly #probe: UdpSocketProbe | undefined;
-  readonly #iterators = new Set<SampleIterator<IpfixSample>>();
+  readonly #iterators = new SampleIterators<IpfixSample>(() => this.#scheduleFlush());
   readonly #signal: AbortSignal | undefined;
   // Records decoded and not delivered: whole batches, the first one from #index on.
   readonly #batches: IpfixSample[][] = [];
@@ -118,7 +116,6 @@ export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements Asyn
   #incoming: IpfixSample[] = [];
   #queued = 0;
   #flushScheduled = false;
-  #paused = false;
   #closed = false;
   #draining = false;
   #lastProbe = 0;
@@ -196,9 +193,7 @@ export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements Asyn
     this.#incoming = [];
     this.#queued = 0;
     this.#stats.closeDiscards += undelivered + this.#decoder.discardPending();
-    const iterators = [...this.#iterators];
-    this.#iterators.clear();
-    for (const iterator of iterators) iterator.finish();
+    this.#iterators.finishAll();
     this.#readProbe();
     this.#draining = true;
     this.#drain(Date.now() + CLOSE_DRAIN_MS);
@@ -213,24 +208,7 @@ export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements Asyn
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<IpfixSample> {
-    const iterator = new SampleIterator<IpfixSample>(this);
-    if (this.#closed) iterator.finish();
-    else this.#iterators.add(iterator);
-    return iterator;
-  }
-
-  /** @internal */
-  detach(iterator: SampleIterator<IpfixSample>): void {
-    this.#iterators.delete(iterator);
-    this.iteratorDrained();
-  }
-
-  /** @internal */
-  iteratorDrained(): void {
-    if (!this.#paused) return;
-    for (const iterator of this.#iterators) if (iterator.pending > ITERATOR_LOW_WATER) return;
-    this.#paused = false;
-    this.#scheduleFlush();
+    return this.#iterators.open(this.#closed);
   }
 
   readonly #onAbort = (): void => this.close();
@@ -286,7 +264,7 @@ export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements Asyn
       this.#batches.push(this.#incoming);
       this.#incoming = [];
     }
-    if (this.#paused) return;
+    if (this.#iterators.paused) return;
     try {
       this.#deliver();
     } catch (error) {
@@ -295,7 +273,7 @@ export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements Asyn
     }
     if (this.#closed) return;
     this.#reportDrops();
-    if (this.#batches.length > 0 && !this.#paused) this.#scheduleFlush();
+    if (this.#batches.length > 0 && !this.#iterators.paused) this.#scheduleFlush();
   };
 
   #deliver(): void {
@@ -320,15 +298,14 @@ export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements Asyn
         }
         if (!this.#announced) this.#stats.received++;
         // Iterators first: a listener that throws must not take the record from them.
-        for (const iterator of this.#iterators) iterator.push(sample);
+        this.#iterators.push(sample);
         this.emit('sample', sample);
         if (this.#closed) return;
       }
       this.#batches.shift();
       this.#index = 0;
       this.#announced = false;
-      for (const iterator of this.#iterators) if (iterator.pending > ITERATOR_HIGH_WATER) this.#paused = true;
-      if (this.#paused) return;
+      if (this.#iterators.checkBacklog()) return;
     }
   }
 
@@ -376,11 +353,11 @@ export class IpfixSource extends EventEmitter<IpfixSourceEvents> implements Asyn
         cause: error,
       },
     );
-    const iterators = [...this.#iterators];
+    // Iterators end with the failure (their consumers' next() rejects with it), before close() would end them plainly.
+    const iterators = this.#iterators.finishAll(failure);
     this.close();
     if (this.listenerCount('error') > 0) this.emit('error', failure);
-    else if (iterators.length === 0) throw failure;
-    for (const iterator of iterators) iterator.finish(failure);
+    else if (iterators === 0) throw failure;
   }
 }
 

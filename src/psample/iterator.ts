@@ -77,3 +77,68 @@ export class SampleIterator<T = PsampleSample> implements AsyncIterableIterator<
     return this;
   }
 }
+
+/** Samples an iterator may hold undelivered before its source pauses, and resumes below. */
+const HIGH_WATER = 65_536;
+const LOW_WATER = 16_384;
+
+/**
+ * The async iterators of one source and the backpressure they put on it: once one of them holds
+ * more than HIGH_WATER samples its consumer has not taken, the source stops delivering (the
+ * backlog waits where it is bounded: the reader thread's queue, the kernel's socket buffer), and
+ * it goes on once every one is down to LOW_WATER.
+ */
+export class SampleIterators<T> implements IteratorOwner<T> {
+  readonly #open = new Set<SampleIterator<T>>();
+  #paused = false;
+
+  /** `resume`: the source delivers again (on a later turn of the event loop). */
+  constructor(private readonly resume: () => void) {}
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** An iterator held past the high water mark, and not yet drained to the low one. */
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  /** A new iterator over what the source delivers from now on; ended at once if the source is `closed`. */
+  open(closed: boolean): SampleIterator<T> {
+    const iterator = new SampleIterator<T>(this);
+    if (closed) iterator.finish();
+    else this.#open.add(iterator);
+    return iterator;
+  }
+
+  push(sample: T): void {
+    for (const iterator of this.#open) iterator.push(sample);
+  }
+
+  /** After a delivery: pauses if an iterator holds too much; says whether the source is paused. */
+  checkBacklog(): boolean {
+    for (const iterator of this.#open) if (iterator.pending > HIGH_WATER) this.#paused = true;
+    return this.#paused;
+  }
+
+  /** Ends every iterator, with `failure` if given (their consumers' next() rejects with it); returns how many there were. */
+  finishAll(failure?: Error): number {
+    const iterators = [...this.#open];
+    this.#open.clear();
+    for (const iterator of iterators) iterator.finish(failure);
+    return iterators.length;
+  }
+
+  detach(iterator: SampleIterator<T>): void {
+    this.#open.delete(iterator);
+    this.iteratorDrained();
+  }
+
+  iteratorDrained(): void {
+    if (!this.#paused) return;
+    for (const iterator of this.#open) if (iterator.pending > LOW_WATER) return;
+    this.#paused = false;
+    this.resume();
+  }
+}

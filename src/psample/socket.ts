@@ -6,17 +6,13 @@ import type { PsampleBatch } from './batch';
 import { DeliveryQueue } from './delivery';
 import { fromNativeError, InvalidOptionError, PsamplePermissionError, PsampleSocketError } from './errors';
 import { FakePsampleReader } from './fake-reader';
-import { type IteratorOwner, SampleIterator } from './iterator';
+import { SampleIterators } from './iterator';
 import { nativeReaderOptions } from './options';
 import { dropPrivileges, privilegeRequest } from './privileges';
 import type { PsampleSample } from './sample';
 import { STAT, statsObject, statValues } from './stats';
 import type { OpenPsampleOptions, PrivilegeDropReport, PsampleDropEvent, PsampleGapEvent, PsampleStats } from './types';
 
-// Samples an async iterator may hold before the socket stops taking from the reader thread;
-// beyond that the native queue fills and then counts drops, rather than memory growing unbounded.
-const ITERATOR_HIGH_WATER = 65_536;
-const ITERATOR_LOW_WATER = 16_384;
 // One turn of the event loop delivers for about this long at most, then yields and goes on at
 // the next: a backlog (a burst the listeners could not keep up with) must not keep signals,
 // timers and I/O waiting until all of it is delivered.
@@ -53,7 +49,7 @@ export interface PsampleSocketEvents {
  * for everyone (listeners included), the native queue fills and then counts drops. An iterator
  * that is no longer read must be ended (break / return()) so it does not hold the others back.
  */
-export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleSample>, IteratorOwner {
+export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements AsyncIterable<PsampleSample> {
   /** The kernel's receive buffer size actually granted (it counts skb overhead, so about 2x the request). */
   readonly receiveBufferBytes: number;
   /** False when the group filter could not be attached in the kernel and runs in userspace. */
@@ -63,11 +59,12 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
 
   readonly #native: NativeReader;
   readonly #deliveries = new DeliveryQueue();
-  readonly #iterators = new Set<SampleIterator>();
+  // Paused by them, the socket stops taking from the reader thread: its bounded queue fills and
+  // then counts drops, rather than memory growing unbounded.
+  readonly #iterators = new SampleIterators<PsampleSample>(() => this.#resume());
   readonly #signal: AbortSignal | undefined;
   #info: NativeReaderInfo;
   #closed = false;
-  #paused = false;
   #resumeScheduled = false;
   #received = 0;
   // Filled by take() and stats(); #reported holds the totals the events have announced.
@@ -160,41 +157,22 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     this.#signal?.removeEventListener('abort', this.#onAbort);
     this.#native.close(this.#deliveries.discard());
     this.#native.stats(this.#stats);
-    const iterators = [...this.#iterators];
-    this.#iterators.clear();
-    for (const iterator of iterators) iterator.finish(failure);
+    const iterators = this.#iterators.finishAll(failure);
     this.#reportDrops();
     this.emit('close');
     if (failure !== undefined) {
       if (this.listenerCount('error') > 0) this.emit('error', failure);
-      else if (iterators.length === 0) throw failure;
+      else if (iterators === 0) throw failure;
     }
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<PsampleSample> {
-    const iterator = new SampleIterator(this);
-    if (this.#closed) iterator.finish();
-    else this.#iterators.add(iterator);
-    return iterator;
+    return this.#iterators.open(this.#closed);
   }
 
   [asyncDispose](): Promise<void> {
     this.close();
     return Promise.resolve();
-  }
-
-  /** @internal */
-  detach(iterator: SampleIterator): void {
-    this.#iterators.delete(iterator);
-    this.iteratorDrained();
-  }
-
-  /** @internal */
-  iteratorDrained(): void {
-    if (!this.#paused) return;
-    for (const iterator of this.#iterators) if (iterator.pending > ITERATOR_LOW_WATER) return;
-    this.#paused = false;
-    this.#resume();
   }
 
   readonly #onAbort = (): void => this.close();
@@ -204,7 +182,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   // yet (the turn's budget ran out, or a listener threw). What was taken is delivered before more
   // is taken, so a backlog waits in the reader's bounded queue, not in JavaScript's memory.
   readonly #onReadable = (): void => {
-    if (this.#closed || this.#paused) return;
+    if (this.#closed || this.#iterators.paused) return;
     const takes = this.#deliveries.batch === undefined;
     if (takes) this.#deliveries.add(this.#native.take(this.#stats));
     this.#deliver();
@@ -213,9 +191,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
     if (failure !== 0) return this.#fail(failure);
     this.#reportDrops();
     this.#reportGaps();
-    for (const iterator of this.#iterators) {
-      if (iterator.pending > ITERATOR_HIGH_WATER) this.#paused = true;
-    }
+    this.#iterators.checkBacklog();
     // Without a take() the reader thread's notification stays spent: the next turn takes.
     if (this.#deliveries.batch !== undefined || !takes) this.#resume();
   };
@@ -269,7 +245,7 @@ export class PsampleSocket extends EventEmitter<PsampleSocketEvents> implements 
   // Iterators first: a listener that throws must not take the message from them.
   #dispatch(sample: PsampleSample, counted: boolean): void {
     if (!counted) this.#received++;
-    for (const iterator of this.#iterators) iterator.push(sample);
+    this.#iterators.push(sample);
     if (sample.command === 'sample') this.emit('sample', sample);
     else this.emit('group', sample);
   }
