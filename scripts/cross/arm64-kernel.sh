@@ -50,7 +50,9 @@ install -m 0755 "$HERE/arm64-init.sh" "$r/init"
 (cd "$r" && find . | cpio -o -H newc --quiet | gzip -1 >"$w/initrd.gz")
 echo "arm64: initramfs ready in $((SECONDS - started)) s (kernel $kernel)"
 
-timeout 540 qemu-system-aarch64 -M virt -cpu max -smp 2 -m 2048 -nographic -no-reboot -nic none \
+# pauth-impdef: TCG computes pointer authentication codes with a cheap hash of its own instead
+# of the architected QARMA5, which the kernel and node sign every return with (53 s -> 42 s here).
+timeout 540 qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 2 -m 2048 -nographic -no-reboot -nic none \
     -kernel "$(echo "$w"/kernel/boot/vmlinuz-*)" -initrd "$w/initrd.gz" \
     -append "console=ttyAMA0 rdinit=/init panic=-1 quiet" </dev/null >"$w/console.log" 2>&1 || true
 grep -E '^(ARM64|\{)' "$w/console.log" || true
