@@ -4,7 +4,8 @@
 // A route is what a line's database parts and the filter's answer depend on: the psample group,
 // the first sample's input interface, the samples' cookies in order, the addresses' texts and the
 // fields a filter reads. JavaScript makes a route's chain, endpoints and filter answer once
-// (src/events/native-lines.ts) and sets its JSON parts here; the line itself is event_json.h's.
+// (src/output/native-event-lines.ts) and sets its parts here; the line itself is event_json.h's
+// or, in the human format, event_human.h's.
 // Routes live across releases until JavaScript forgets them (the decoder's or the pods' answers
 // changed, or it holds as many as it keeps): then they are made again (ids go on counting, never
 // reused).
@@ -19,6 +20,7 @@
 
 #include "aggregate/packet_grouper.h"
 #include "packet/packet_fields.h"
+#include "render/event_human.h"
 #include "wire/batch_record.h"
 
 // X(identifier, JavaScript name, slot) of a route's counts, as take_counts() leaves them.
@@ -54,9 +56,13 @@ struct WatchLinesOptions {
   double group_window_ms = 50;
   // Keys the source port too (a --port filter reads it).
   bool by_source_port = false;
+  // The human line (event_human.h) instead of the JSON line, coloured or not.
+  bool human = false;
+  bool color = false;
 };
 
-// A route's JSON parts (event_json.h's pieces: absent when empty) and the filter's answer.
+// The filter's answer and a route's parts of its line in the lines' format: the JSON line's
+// (event_json.h's pieces: absent when empty) or the human line's (event_human.h's texts).
 struct WatchRouteAnswer {
   bool accepted = false;
   std::string head;
@@ -65,6 +71,13 @@ struct WatchRouteAnswer {
   std::string dst;
   std::string interface;
   std::string datapath;
+
+  uint32_t verdict = event_human::kUnknown;
+  std::string policy;
+  std::string namespace_text;
+  std::string sides;
+  std::string interface_text;
+  std::string sentence;
 };
 
 struct WatchRoute {
@@ -84,7 +97,8 @@ struct WatchRoute {
 
 class WatchLines {
  public:
-  explicit WatchLines(const WatchLinesOptions& options) : options_(options), grouper_(options.group_window_ms, true) {}
+  explicit WatchLines(const WatchLinesOptions& options)
+      : options_(options), grouper_(options.group_window_ms, true), columns_(options.color) {}
 
   // Releases the packets whose window passed by `now_ms`, then groups the batch's records (as
   // PacketGrouper::add). Returns the routes first seen: JavaScript answers them (answer()) before
@@ -100,7 +114,7 @@ class WatchLines {
 
   // Counts and writes the released packets' lines into [out + at, out_end) (slots in `n`,
   // watch_lines::kRenderSlots), as many whole lines as fit; called again with more room it goes
-  // on where it stopped. The line is event_json.h's. False when a released
+  // on where it stopped. The line is event_json.h's or event_human.h's. False when a released
   // packet's route has no answer (the caller's bug).
   bool render(uint8_t* out, size_t out_length, double* n);
 
@@ -155,6 +169,7 @@ class WatchLines {
   double filtered_ = 0;
   std::string packet_json_;
   std::string line_;
+  HumanColumns columns_;
 };
 
 }  // namespace ovnpsample

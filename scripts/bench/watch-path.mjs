@@ -9,7 +9,7 @@
 //   human    the same with HumanFormatter;
 //   aggregate  watch --aggregate packet by packet (IPFIX, --count): pushBatch + FlowAggregator.add, the interval's records written once at the end;
 //   aggregate-native  watch --aggregate from psample: NativeFlows.add + drain per batch + FlowAggregator.addCounts, the same records;
-//   json-native  watch --format json from psample: NativeJsonLines.add + release per batch, the same lines as json.
+//   json-native  watch --format json from psample: NativeEventLines.add + release per batch, the same lines as json.
 // No socket, decoder or pods (the lab benchmark, npm run bench:lab, measures those with the
 // kernel's samples): this is the hand-off from batches to bytes, where watch's own CPU goes.
 // With --before DIR (another built checkout), its watch path is measured in the same rounds:
@@ -68,7 +68,7 @@ function load(root) {
     })(),
     nativeJsonLines: (() => {
       try {
-        return dist('output/native-json-lines.js');
+        return dist('output/native-event-lines.js');
       } catch {
         return undefined;
       }
@@ -214,7 +214,7 @@ function consumers(build, label) {
   const jsonNative = (list) => {
     const { NetworkEventAssembler } = build.assembler;
     let bytes = 0;
-    const lines = new build.nativeJsonLines.NativeJsonLines({
+    const lines = new build.nativeJsonLines.NativeEventLines({
       assembler: new NetworkEventAssembler({ groupWindowMs: 50 }),
       groupWindowMs: 50,
       bySourcePort: false,

@@ -10,6 +10,7 @@ import { PacketFieldsView } from '../packet/fields';
 import type { PsampleBatch } from '../psample/batch';
 import { chainJsonOf } from './chain-json';
 import { interfaceJson } from './event-json';
+import { humanTextsOf, ifindexText } from './human-texts';
 import { LineBuffer } from './line-buffer';
 import { sharedJsonBytes } from './shared-json';
 
@@ -18,6 +19,7 @@ const COUNT = NativeWatchLinesClass.countSlot;
 const COUNT_SLOTS = NativeWatchLinesClass.countSlots;
 const RENDER = NativeWatchLinesClass.renderSlot;
 const NO_BYTES = new Uint8Array(0);
+const UNKNOWN = addon.HumanLineWriter.verdict.unknown;
 
 /** Lines written before they are handed on, when a release has more (as EventLines hands on). */
 const HAND_ON_BYTES = 64 * 1024;
@@ -32,7 +34,7 @@ export interface NativeLineCounts {
   filtered: number;
 }
 
-export interface NativeJsonLinesOptions {
+export interface NativeEventLinesOptions {
   /** Makes each route's chain as it makes a packet's (NetworkEventAssembler.chainOf). */
   readonly assembler: NetworkEventAssembler;
   /** Told when its answers change: the routes are made again. */
@@ -40,6 +42,8 @@ export interface NativeJsonLinesOptions {
   /** Its generation changing makes the routes again (an address may be another pod now). */
   readonly pods?: PodDirectory;
   readonly groupWindowMs: number;
+  /** watch's format: JSON lines, or the human line (coloured or not). */
+  readonly format: { readonly kind: 'json' } | { readonly kind: 'human'; readonly color: boolean };
   /** Keys the source port too (a --port filter reads it). */
   readonly bySourcePort: boolean;
   readonly interfaceName: (ifindex: number) => string | undefined;
@@ -57,17 +61,18 @@ export interface NativeJsonLinesOptions {
 }
 
 /**
- * `watch --format json`'s psample lines with nothing per packet in JavaScript
+ * `watch`'s psample lines, JSON or human, with nothing per packet in JavaScript
  * (native/render/watch_lines.h): a delivered batch is grouped natively, each released packet
  * given its route (group, interface, cookies, addresses, the fields a filter reads), and the
- * released packets' lines written in one call. A route's chain, endpoints, filter answer and JSON
- * pieces are made here once (the chain through the assembler's chainOf(), the pieces as
- * JsonFormatter makes them), and its packets counted into the metrics once per release
- * (observeCounts). The lines are byte for byte JsonFormatter's for the same packets.
+ * released packets' lines written in one call. A route's chain, endpoints, filter answer and its
+ * line's parts are made here once (the chain through the assembler's chainOf(); the JSON pieces as
+ * JsonFormatter makes them, the human texts as HumanFormatter does), and its packets counted
+ * into the metrics once per release (observeCounts). The lines are byte for byte JsonFormatter's
+ * or HumanFormatter's for the same packets.
  */
-export class NativeJsonLines {
+export class NativeEventLines {
   readonly #lines: NativeWatchLines;
-  readonly #options: NativeJsonLinesOptions;
+  readonly #options: NativeEventLinesOptions;
   readonly #routes = new Map<number, NativeFlow>();
   readonly #numbers = new Float64Array(NativeWatchLinesClass.renderSlots);
   readonly #out = new LineBuffer();
@@ -84,9 +89,15 @@ export class NativeJsonLines {
     this.#options.due();
   };
 
-  constructor(options: NativeJsonLinesOptions) {
+  constructor(options: NativeEventLinesOptions) {
     this.#options = options;
-    this.#lines = new NativeWatchLinesClass({ groupWindowMs: options.groupWindowMs, bySourcePort: options.bySourcePort });
+    const format = options.format;
+    this.#lines = new NativeWatchLinesClass({
+      groupWindowMs: options.groupWindowMs,
+      bySourcePort: options.bySourcePort,
+      format: format.kind,
+      color: format.kind === 'human' && format.color,
+    });
     this.#podsGeneration = options.pods?.generation ?? 0;
     options.decoder?.on('change', this.#changed);
   }
@@ -209,7 +220,8 @@ export class NativeJsonLines {
   #refuse(keys: NativeRouteKeys, i: number): void {
     const route = this.#routes.get(keys[i] as number) ?? this.#routeOf(keys, i);
     route.accepted = false;
-    this.#lines.answer(route.id, false, NO_BYTES, NO_BYTES, undefined, undefined, undefined, undefined);
+    if (this.#options.format.kind === 'human') this.#lines.answerHuman(route.id, false, UNKNOWN, '', '', '', '', '');
+    else this.#lines.answer(route.id, false, NO_BYTES, NO_BYTES, undefined, undefined, undefined, undefined);
   }
 
   #answer(keys: NativeRouteKeys, i: number): void {
@@ -218,9 +230,24 @@ export class NativeJsonLines {
     const id = route.id;
     route.make(options.assembler, 0);
     route.accepted = options.accept(route);
+    const iifindex = keys[i + 2] as number;
+    const iface = options.interfaceName(iifindex);
+    if (options.format.kind === 'human') {
+      const texts = humanTextsOf(route);
+      this.#lines.answerHuman(
+        id,
+        route.accepted,
+        texts.verdict,
+        texts.policy,
+        texts.namespace,
+        texts.sides,
+        ifindexText(iface, iifindex),
+        texts.sentence,
+      );
+      return;
+    }
     const datapath = route.datapath;
     const json = chainJsonOf(route);
-    const iface = options.interfaceName(keys[i + 2] as number);
     this.#lines.answer(
       id,
       route.accepted,

@@ -1,0 +1,68 @@
+import { chainText, eventNamespace, policyText, sideText, type FlowSubject, type VerdictStep } from '../events/network-event';
+import type { Endpoint } from '../ovn/endpoint';
+import { addon } from '../native/binding';
+import { escapeControl } from './control-text';
+
+const VERDICT = addon.HumanLineWriter.verdict;
+
+/**
+ * What watch's human line shows of the databases and the node (native/render/event_human.h
+ * writes the rest: clock, verdict column, tuple, widths), escaped: made once per route or event.
+ */
+export interface HumanTexts {
+  /** HumanLineWriter.verdict's number. */
+  readonly verdict: number;
+  readonly policy: string;
+  readonly namespace: string;
+  /** "SRC → DST": pods when known, else addresses. */
+  readonly sides: string;
+  readonly sentence: string;
+}
+
+/** What a line shows of its chain, escaped: chains are shared by every packet that takes the same way. */
+interface ChainText {
+  readonly policy: string;
+  readonly sentence: string;
+}
+const chainTexts = new WeakMap<readonly VerdictStep[], ChainText>();
+
+function chainTextOf(subject: FlowSubject): ChainText {
+  let text = chainTexts.get(subject.chain);
+  if (text === undefined) {
+    text = { policy: escapeControl(policyText(subject)), sentence: escapeControl(chainText(subject)) };
+    chainTexts.set(subject.chain, text);
+  }
+  return text;
+}
+
+// Escaping is per character, so each side is escaped on its own: an endpoint's text once per
+// endpoint (PodDirectory shares one per address), an address (the native decoder's text) never.
+const escapedSides = new WeakMap<Endpoint, string>();
+
+function escapedSide(subject: FlowSubject, side: 'src' | 'dst'): string {
+  const endpoint = subject[side];
+  if (endpoint === undefined) return sideText(subject, side);
+  let text = escapedSides.get(endpoint);
+  if (text === undefined) {
+    text = escapeControl(sideText(subject, side));
+    escapedSides.set(endpoint, text);
+  }
+  return text;
+}
+
+/** The human line's texts of a packet, a route's or an event's. */
+export function humanTextsOf(subject: FlowSubject): HumanTexts {
+  const chain = chainTextOf(subject);
+  return {
+    verdict: VERDICT[subject.verdict],
+    policy: chain.policy,
+    namespace: escapeControl(eventNamespace(subject) ?? '-'),
+    sides: `${escapedSide(subject, 'src')} → ${escapedSide(subject, 'dst')}`,
+    sentence: chain.sentence,
+  };
+}
+
+/** The interface column of a psample packet: the node's name for its input ifindex, escaped, else "ifN". */
+export function ifindexText(name: string | undefined, ifindex: number): string {
+  return name === undefined ? `if${ifindex}` : escapeControl(name);
+}
