@@ -1,4 +1,4 @@
-// libFuzzer target for watch --format json's native lines (../render/watch_lines.h): datagrams
+// libFuzzer target for watch's native JSON and human lines (../render/watch_lines.h): datagrams
 // through the parser and SampleBatch::append, each datagram's messages a batch of their own as the
 // reader thread hands them over, some of each batch's bytes overwritten (a batch whose records
 // lie), each batch added 10 ms after the previous one, released whenever the input says, then
@@ -12,7 +12,8 @@
 // Input format:
 //   byte 0   the grouping window in ms (0: every sample is a packet)
 //   byte 1   packets to show (--count), 255: all
-//   byte 2   bit 0: the source port is keyed; bit 1: routes whose id is a multiple of 3 are filtered out
+//   byte 2   bit 0: the source port is keyed; bit 1: routes whose id is a multiple of 3 are filtered out;
+//            bit 2: the human line (../render/event_human.h); bit 3: in colour
 //   byte 3   how many byte changes follow, each a u16 offset (modulo the batch size) and a u8 value
 //   changes
 // then datagrams until the input ends, as datagram_batch_input.h reads them (the nsid kept when
@@ -46,6 +47,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   WatchLinesOptions options;
   options.group_window_ms = input[0];
   options.by_source_port = (input[2] & 1) != 0;
+  options.human = (input[2] & 4) != 0;
+  options.color = (input[2] & 8) != 0;
   const bool filtering = (input[2] & 2) != 0;
   const double limit = input[1] == 255 ? std::numeric_limits<double>::infinity() : input[1];
   const size_t changes = input[3];
@@ -66,6 +69,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
       answer.accepted = !filtering || route.id % 3 != 0;
       answer.head = R"(,"verdict":"unknown","message":"")";
       answer.steps = R"(,"chain":[])";
+      // Texts of every width class: ASCII, two and three UTF-8 bytes a unit, surrogate pairs, past 40 units.
+      answer.verdict = route.id % event_human::kVerdicts;
+      answer.policy = std::string(route.id % 50, 'p');
+      answer.namespace_text = "ns\u00fc\u2192";
+      answer.sides = route.id % 2 == 0 ? "a \u2192 b" : "\U0001F680 \u2192 " + std::string(route.id % 45, 'd');
+      answer.interface_text = "if" + std::to_string(route.iifindex);
+      answer.sentence = "Allowed";
       if (!lines.answer(route.id, answer)) fail("a new route could not be answered");
     }
     double n[watch_lines::kRenderSlots] = {};

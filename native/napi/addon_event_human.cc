@@ -18,7 +18,7 @@ namespace {
 
 constexpr const char* kConstructorUsage = "constructor({ color: boolean })";
 constexpr const char* kWriteUsage =
-    "write(out: Uint8Array, at: number, timeHigh: number, timeLow: number, verdict: number, policy: string, "
+    "write(out: Uint8Array, at: number, epochSeconds: number, nanoseconds: number, verdict: number, policy: string, "
     "namespace: string, sides: string, interface: string, sentence: string, words?: Uint32Array, slot?: number, "
     "data?: Uint8Array)";
 
@@ -54,8 +54,9 @@ class HumanLineWriterWrap : public Napi::ObjectWrap<HumanLineWriterWrap> {
     if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
       throw_usage(env, kWriteUsage);
     Napi::Uint8Array out = info[0].As<Napi::Uint8Array>();
-    if (!whole(info[1], static_cast<double>(out.ByteLength())) || !whole(info[2], 0xffffffff) ||
-        !whole(info[3], 0xffffffff) || !whole(info[4], event_human::kVerdicts - 1))
+    // Seconds up to 2^64 ns (the year 2554): what a psample or IPFIX time can say.
+    if (!whole(info[1], static_cast<double>(out.ByteLength())) || !whole(info[2], kMaxSeconds) ||
+        !whole(info[3], 999'999'999) || !whole(info[4], event_human::kVerdicts - 1))
       throw_usage(env, kWriteUsage);
     for (size_t i = 0; i < kTexts; i++) {
       if (!info[5 + i].IsString()) throw_usage(env, kWriteUsage);
@@ -63,7 +64,7 @@ class HumanLineWriterWrap : public Napi::ObjectWrap<HumanLineWriterWrap> {
     }
     const HumanTexts texts{
         info[4].As<Napi::Number>().Uint32Value(), texts_[0], texts_[1], texts_[2], texts_[3], texts_[4]};
-    const uint64_t timestamp_ns = static_cast<uint64_t>(info[2].As<Napi::Number>().Uint32Value()) << 32 |
+    const uint64_t timestamp_ns = static_cast<uint64_t>(info[2].As<Napi::Number>().DoubleValue()) * 1'000'000'000 +
                                   info[3].As<Napi::Number>().Uint32Value();
 
     DecodedPacket packet;
@@ -92,6 +93,7 @@ class HumanLineWriterWrap : public Napi::ObjectWrap<HumanLineWriterWrap> {
   }
 
   static constexpr size_t kTexts = 5;
+  static constexpr double kMaxSeconds = 18'446'744'072;
   HumanColumns columns_;
   std::string texts_[kTexts];
   std::string line_;

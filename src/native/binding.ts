@@ -132,8 +132,8 @@ export interface NativeHumanLineWriter {
   write(
     out: Uint8Array,
     at: number,
-    timeHigh: number,
-    timeLow: number,
+    epochSeconds: number,
+    nanoseconds: number,
     verdict: number,
     policy: string,
     namespace: string,

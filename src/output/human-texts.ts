@@ -62,7 +62,22 @@ export function humanTextsOf(subject: FlowSubject): HumanTexts {
   };
 }
 
-/** The interface column of a psample packet: the node's name for its input ifindex, escaped, else "ifN". */
+/** Interface names met before they start over: made-up names must not grow the map without end. */
+const MAX_INTERFACE_NAMES = 4096;
+const escapedNames = new Map<string, string>();
+
+/** An interface's name as the line shows it, escaped (once per name). */
+export function interfaceText(name: string): string {
+  let text = escapedNames.get(name);
+  if (text === undefined) {
+    if (escapedNames.size >= MAX_INTERFACE_NAMES) escapedNames.clear();
+    text = escapeControl(name);
+    escapedNames.set(name, text);
+  }
+  return text;
+}
+
+/** The interface column of a psample packet: the node's name for its input ifindex, else "ifN". */
 export function ifindexText(name: string | undefined, ifindex: number): string {
-  return name === undefined ? `if${ifindex}` : escapeControl(name);
+  return name === undefined ? `if${ifindex}` : interfaceText(name);
 }

@@ -8,7 +8,8 @@ import { HumanFormatter } from '../../src/output/event-human';
 import { LineBuffer } from '../../src/output/line-buffer';
 import { NativeEventLines } from '../../src/output/native-event-lines';
 import type { PsampleBatch } from '../../src/psample/batch';
-import { batchesOf, messagesOf, packetArb } from '../events/support/random-packets';
+import { tcpSyn } from '../cli/support/frames';
+import { batchesOf, batchOf, messagesOf, packetArb, T0 } from '../events/support/random-packets';
 
 // watch's human lines written natively per release (NativeEventLines, format human) against the
 // per-packet path (NetworkEventAssembler + watch's counting + HumanFormatter): the same batches
@@ -140,3 +141,42 @@ for (const tz of ['UTC', 'Asia/Kolkata', 'America/St_Johns']) {
     );
   });
 }
+
+it('a writer that throws mid-release (the reader of the output went away) loses no count; the parts after it are written whole, the columns as wide as before (the per-event bytes)', () => {
+  const written: string[] = [];
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  const lines = new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    format: { kind: 'human', color: false },
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts,
+    write: (bytes) => {
+      if (written.push(bytes.toString()) === 1) throw new Error('write EPIPE');
+      return true;
+    },
+    due: () => undefined,
+  });
+  const messages = Array.from({ length: 1500 }, (_, i) => ({
+    group: 7,
+    iifindex: i % 3,
+    proto: 0x800,
+    data: tcpSyn({ src: '10.0.0.1', dst: `10.0.${i >> 8}.${i & 0xff}`, srcPort: 1000 + i, dstPort: 80 }),
+    timestampNs: T0 + BigInt(i),
+  }));
+  expect(() => lines.add(batchOf(messages))).toThrow('write EPIPE');
+  expect(counts).toEqual({ packets: 1500, shown: 1500, filtered: 0 });
+  expect(written.length).toBeGreaterThan(2);
+  // Every line whole and as the per-event writer writes it: the widths went on across the parts.
+  const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
+  const formatter = new HumanFormatter(false, interfaceName);
+  const out = new LineBuffer();
+  assembler.on('event', (event) => formatter.write(event, out));
+  assembler.pushBatch(batchOf(messages));
+  assembler.close();
+  expect(written.join('')).toBe(out.take().toString());
+  lines.close();
+});
