@@ -3,7 +3,8 @@
 // reader thread hands them over, some of each batch's bytes overwritten (a batch whose records
 // lie), each batch added 10 ms after the previous one, released whenever the input says, then
 // released whole; every new route answered (accepted or not as the input says), the lines
-// rendered into a small buffer that grows only when a line does not fit. Traps when more packets
+// rendered into a small buffer that grows only when a line does not fit (the human line's local
+// time of each second given when asked for). Traps when more packets
 // are shown or filtered than released, when the lines written are not the packets shown, when a
 // line does not end its own bytes, when --count's limit is passed, or when a packet stays pending
 // after the final release; AddressSanitizer traps any read outside a batch or write outside the
@@ -90,6 +91,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
       if (end > 0 && out[end - 1] != '\n') fail("a line does not end its bytes");
       lines_written += static_cast<double>(newlines);
       if (n[watch_lines::kRenderLeft] == 0) break;
+      if (n[watch_lines::kRenderClock] >= 0) {
+        // As JavaScript tells a second's local time (any time of day will do here).
+        const auto second = static_cast<uint64_t>(n[watch_lines::kRenderClock]);
+        lines.set_clock(second, static_cast<uint32_t>(second % 86400));
+        continue;
+      }
       if (n[watch_lines::kRenderNeeded] > static_cast<double>(out.size()))
         out.resize(static_cast<size_t>(n[watch_lines::kRenderNeeded]));
     }

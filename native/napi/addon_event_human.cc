@@ -18,7 +18,8 @@ namespace {
 
 constexpr const char* kConstructorUsage = "constructor({ color: boolean })";
 constexpr const char* kWriteUsage =
-    "write(out: Uint8Array, at: number, epochSeconds: number, nanoseconds: number, verdict: number, policy: string, "
+    "write(out: Uint8Array, at: number, epochSeconds: number, nanoseconds: number, secondsOfDay: number, "
+    "verdict: number, policy: string, "
     "namespace: string, sides: string, interface: string, sentence: string, words?: Uint32Array, slot?: number, "
     "data?: Uint8Array)";
 
@@ -56,27 +57,28 @@ class HumanLineWriterWrap : public Napi::ObjectWrap<HumanLineWriterWrap> {
     Napi::Uint8Array out = info[0].As<Napi::Uint8Array>();
     // Seconds up to 2^64 ns (the year 2554): what a psample or IPFIX time can say.
     if (!whole(info[1], static_cast<double>(out.ByteLength())) || !whole(info[2], kMaxSeconds) ||
-        !whole(info[3], 999'999'999) || !whole(info[4], event_human::kVerdicts - 1))
+        !whole(info[3], 999'999'999) || !whole(info[4], 86399) || !whole(info[5], event_human::kVerdicts - 1))
       throw_usage(env, kWriteUsage);
     for (size_t i = 0; i < kTexts; i++) {
-      if (!info[5 + i].IsString()) throw_usage(env, kWriteUsage);
-      texts_[i] = info[5 + i].As<Napi::String>().Utf8Value();
+      if (!info[6 + i].IsString()) throw_usage(env, kWriteUsage);
+      texts_[i] = info[6 + i].As<Napi::String>().Utf8Value();
     }
     const HumanTexts texts{
-        info[4].As<Napi::Number>().Uint32Value(), texts_[0], texts_[1], texts_[2], texts_[3], texts_[4]};
-    const uint64_t timestamp_ns = static_cast<uint64_t>(info[2].As<Napi::Number>().DoubleValue()) * 1'000'000'000 +
-                                  info[3].As<Napi::Number>().Uint32Value();
+        info[5].As<Napi::Number>().Uint32Value(), texts_[0], texts_[1], texts_[2], texts_[3], texts_[4]};
+    const auto second = static_cast<uint64_t>(info[2].As<Napi::Number>().DoubleValue());
+    const uint64_t timestamp_ns = second * 1'000'000'000 + info[3].As<Napi::Number>().Uint32Value();
+    columns_.set_clock(second, info[4].As<Napi::Number>().Uint32Value());
 
     DecodedPacket packet;
-    const bool with_packet = !info[10].IsUndefined();
+    const bool with_packet = !info[11].IsUndefined();
     if (with_packet) {
-      if (!info[10].IsTypedArray() || info[10].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array ||
-          !whole(info[11], 0xffffffff) || !info[12].IsTypedArray() ||
-          info[12].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
+      if (!info[11].IsTypedArray() || info[11].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array ||
+          !whole(info[12], 0xffffffff) || !info[13].IsTypedArray() ||
+          info[13].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array)
         throw_usage(env, kWriteUsage);
-      const Napi::Uint32Array words = info[10].As<Napi::Uint32Array>();
-      const Napi::Uint8Array data = info[12].As<Napi::Uint8Array>();
-      const size_t slot = info[11].As<Napi::Number>().Uint32Value();
+      const Napi::Uint32Array words = info[11].As<Napi::Uint32Array>();
+      const Napi::Uint8Array data = info[13].As<Napi::Uint8Array>();
+      const size_t slot = info[12].As<Napi::Number>().Uint32Value();
       if ((slot + 1) * packet_fields::kWords > words.ElementLength()) throw_usage(env, kWriteUsage);
       packet = load_fields(words.Data() + slot * packet_fields::kWords, data.Data(), data.ByteLength());
     }

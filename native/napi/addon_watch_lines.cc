@@ -47,6 +47,7 @@ constexpr const char* kAnswerUsage =
 constexpr const char* kAnswerHumanUsage =
     "answerHuman(id: number, accepted: boolean, verdict: number, policy: string, namespace: string, sides: string, "
     "interface: string, sentence: string)";
+constexpr const char* kSetClockUsage = "setClock(second: number, secondsOfDay: number below 86400)";
 constexpr const char* kRenderUsage = "render(out: Uint8Array, numbers: Float64Array(renderSlots))";
 
 class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
@@ -69,6 +70,7 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
          InstanceMethod("add", &WatchLinesWrap::Add), InstanceMethod("release", &WatchLinesWrap::Release),
          InstanceMethod("answer", &WatchLinesWrap::Answer), InstanceMethod("answerHuman", &WatchLinesWrap::AnswerHuman),
          InstanceMethod("render", &WatchLinesWrap::Render), InstanceMethod("takeCounts", &WatchLinesWrap::TakeCounts),
+         InstanceMethod("setClock", &WatchLinesWrap::SetClock),
          InstanceMethod("forgetRoutes", &WatchLinesWrap::ForgetRoutes),
          InstanceMethod("close", &WatchLinesWrap::Close)});
   }
@@ -197,6 +199,13 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
       throw_usage(env, kRenderUsage);
     if (!lines(env).render(out.Data(), out.ByteLength(), n))
       throw_usage(env, std::string(kRenderUsage) + ": a released packet's route was not answered");
+  }
+
+  void SetClock(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!whole(info[0], 0x1p53) || !whole(info[1], 86399)) throw_usage(env, kSetClockUsage);
+    lines(env).set_clock(static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue()),
+                         info[1].As<Napi::Number>().Uint32Value());
   }
 
   // takeCounts() -> Float64Array (countSlots per route counted since the last call)

@@ -45,17 +45,14 @@ size_t utf16_length(std::string_view utf8) {
   return length;
 }
 
-void HumanColumns::clock(uint64_t seconds) {
-  if (seconds == clock_second_) return;
-  clock_second_ = seconds;
-  const auto time = static_cast<time_t>(seconds);
-  struct tm local = {};
-  localtime_r(&time, &local);
-  two_digits(clock_, local.tm_hour);
+void HumanColumns::set_clock(uint64_t second, uint32_t seconds_of_day) {
+  clock_second_ = second;
+  seconds_of_day %= 86400;
+  two_digits(clock_, static_cast<int>(seconds_of_day / 3600));
   clock_[2] = ':';
-  two_digits(clock_ + 3, local.tm_min);
+  two_digits(clock_ + 3, static_cast<int>(seconds_of_day / 60 % 60));
   clock_[5] = ':';
-  two_digits(clock_ + 6, local.tm_sec);
+  two_digits(clock_ + 6, static_cast<int>(seconds_of_day % 60));
 }
 
 template <typename Out>
@@ -70,7 +67,6 @@ void HumanColumns::column(Out& out, size_t index, std::string_view text, size_t 
 
 template <typename Out>
 void HumanColumns::append_line(Out& out, uint64_t timestamp_ns, const HumanTexts& texts, const DecodedPacket* packet) {
-  clock(timestamp_ns / 1000000000);
   // HH:MM:SS.uuuuuu: the microseconds written with a leading 1 over the '.', which then goes back.
   char time[15];
   std::memcpy(time, clock_, sizeof clock_);

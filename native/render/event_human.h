@@ -3,8 +3,9 @@
 //
 //   CLOCK  VERDICT  POLICY  NAMESPACE  SRC → DST  TUPLE  INTERFACE  SENTENCE
 //
-// CLOCK is the local time (the TZ JavaScript's Date uses: node calls tzset() when TZ changes)
-// HH:MM:SS.micro of the packet's time; VERDICT coloured when asked; TUPLE packet_text.h's, "-"
+// CLOCK is the packet's time of day HH:MM:SS.micro in the local time zone as JavaScript's Date
+// says it (TZ, ICU's zone data: the node's C library may have none, as in the image), told once
+// per second by set_clock(); VERDICT coloured when asked; TUPLE packet_text.h's, "-"
 // without the packet's bytes. The other texts are the database's and the node's, made and
 // escaped by JavaScript once per route or event (src/output/control-text.ts: nothing here
 // escapes). Each column but the sentence widens to fit what it has shown, up to kMaxColumn;
@@ -15,7 +16,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <ctime>
 #include <string>
 #include <string_view>
 
@@ -62,9 +62,14 @@ class HumanColumns {
  public:
   explicit HumanColumns(bool color) : color_(color) {}
 
-  // Appends the line of a packet at `timestamp_ns` (ns since the epoch), '\n' included. `packet`:
-  // null without the packet's bytes. Out: std::string or LineOut; writing a line again (after
-  // LineOut overflowed) writes the same bytes.
+  // Whether the local time of day of `second` (since the epoch) is known: the last set_clock()'s.
+  bool has_clock(uint64_t second) const { return second == clock_second_; }
+  // The local time of day of `second`, in seconds since local midnight (below 86,400).
+  void set_clock(uint64_t second, uint32_t seconds_of_day);
+
+  // Appends the line of a packet at `timestamp_ns` (ns since the epoch), '\n' included, once
+  // has_clock() is true for its second. `packet`: null without the packet's bytes. Out:
+  // std::string or LineOut; writing a line again (after LineOut overflowed) writes the same bytes.
   template <typename Out>
   void append_line(Out& out, uint64_t timestamp_ns, const HumanTexts& texts, const DecodedPacket* packet);
 
@@ -76,11 +81,9 @@ class HumanColumns {
   void column(Out& out, size_t index, std::string_view text) {
     column(out, index, text, utf16_length(text));
   }
-  void clock(uint64_t seconds);
-
   bool color_;
   size_t widths_[event_human::kColumns] = {0, 6, 0, 0, 0, 0, 0};
-  // The local HH:MM:SS of clock_second_: packets come many to a second.
+  // The local HH:MM:SS of clock_second_: packets come many to a second, in time order.
   uint64_t clock_second_ = ~uint64_t{0};
   char clock_[8] = {};
   std::string tuple_;

@@ -85,6 +85,7 @@ bool WatchLines::render(uint8_t* out, size_t out_length, double* n) {
   auto at = static_cast<size_t>(n[slot::kRenderAt]);
   double limit = n[slot::kRenderLimit];
   n[slot::kRenderNeeded] = 0;
+  n[slot::kRenderClock] = -1;
   for (; next_ < released_count_; next_++) {
     Released& released = released_[next_];
     WatchRoute& route = routes_[released.route];
@@ -118,6 +119,12 @@ bool WatchLines::render(uint8_t* out, size_t out_length, double* n) {
     const WatchRouteAnswer& answer = route.answer;
     LineOut written(out + at, out + out_length);
     if (options_.human) {
+      // The time zone is JavaScript's: it tells the local time of each second a line shows.
+      const uint64_t second = timestamp_ns / 1'000'000'000;
+      if (!columns_.has_clock(second)) {
+        n[slot::kRenderClock] = static_cast<double>(second);
+        break;
+      }
       const HumanTexts texts{answer.verdict, answer.policy,         answer.namespace_text,
                              answer.sides,   answer.interface_text, answer.sentence};
       columns_.append_line(written, timestamp_ns, texts, &decoded);

@@ -39,7 +39,8 @@
   X(kRenderShown, shown, 5)                                                                                \
   X(kRenderFiltered, filtered, 6)                                                                          \
   X(kRenderMalformed, malformedRecords, 7) /* out: since the lines were made (packet_grouper.h) */         \
-  X(kRenderPending, pending, 8)            /* out: packets waiting in the grouping window */
+  X(kRenderPending, pending, 8)            /* out: packets waiting in the grouping window */               \
+  X(kRenderClock, clockSecond, 9) /* out: with `left`, the second whose local time set_clock() must give, else -1 */
 
 namespace ovnpsample {
 
@@ -49,7 +50,7 @@ OVNPSAMPLE_WATCH_ROUTE_COUNTS(OVNPSAMPLE_WATCH_SLOT)
 OVNPSAMPLE_WATCH_RENDER_SLOTS(OVNPSAMPLE_WATCH_SLOT)
 #undef OVNPSAMPLE_WATCH_SLOT
 inline constexpr uint32_t kCountSlots = 3;
-inline constexpr uint32_t kRenderSlots = 9;
+inline constexpr uint32_t kRenderSlots = 10;
 }  // namespace watch_lines
 
 struct WatchLinesOptions {
@@ -114,7 +115,8 @@ class WatchLines {
 
   // Counts and writes the released packets' lines into [out + at, out_end) (slots in `n`,
   // watch_lines::kRenderSlots), as many whole lines as fit; called again with more room it goes
-  // on where it stopped. The line is event_json.h's or event_human.h's. False when a released
+  // on where it stopped, or once set_clock() gave the second it asked for (human lines). The line
+  // is event_json.h's or event_human.h's. False when a released
   // packet's route has no answer (the caller's bug).
   bool render(uint8_t* out, size_t out_length, double* n);
 
@@ -130,6 +132,9 @@ class WatchLines {
     touched_.clear();
     packets_ = shown_ = filtered_ = 0;
   }
+
+  // The human line's local time of day of `second` (event_human.h), which render() asked for.
+  void set_clock(uint64_t second, uint32_t seconds_of_day) { columns_.set_clock(second, seconds_of_day); }
 
   // The routes are made again from the next release on (the decoder's answers changed).
   void forget_routes() { forget_ = true; }

@@ -126,7 +126,8 @@ export interface NativeEventJsonWriter {
 export interface NativeHumanLineWriter {
   /**
    * Writes the line at out[at…]; returns where it ends, or minus the bytes it needs when it does
-   * not fit. `verdict`: HumanLineWriter.verdict's number; the packet's tuple from its words at
+   * not fit. `secondsOfDay`: the local time of day of `epochSeconds` (localSecondsOfDay); `verdict`:
+   * HumanLineWriter.verdict's number; the packet's tuple from its words at
    * `slot` and its bytes, "-" without them.
    */
   write(
@@ -134,6 +135,7 @@ export interface NativeHumanLineWriter {
     at: number,
     epochSeconds: number,
     nanoseconds: number,
+    secondsOfDay: number,
     verdict: number,
     policy: string,
     namespace: string,
@@ -250,6 +252,8 @@ export interface NativeWatchLines {
     iface: string,
     sentence: string,
   ): void;
+  /** The local time of day of `second` that render() asked for (renderSlot.clockSecond), in seconds since local midnight. */
+  setClock(second: number, secondsOfDay: number): void;
   /** Writes the released packets' lines into `out` from numbers[renderSlot.at]; renderSlot says how far it got. */
   render(out: Uint8Array, numbers: Float64Array): void;
   /** countSlots per route counted since the last call. */
@@ -261,7 +265,8 @@ export interface NativeWatchLines {
 
 export type NativeRouteKeys = (number | Uint32Array | string | Uint8Array[])[];
 export type NativeWatchCountSlot = 'id' | 'sampledPackets' | 'packets';
-export type NativeWatchRenderSlot = 'at' | 'limit' | 'left' | 'needed' | 'packets' | 'shown' | 'filtered' | 'malformedRecords' | 'pending';
+export type NativeWatchRenderSlot =
+  'at' | 'limit' | 'left' | 'needed' | 'packets' | 'shown' | 'filtered' | 'malformedRecords' | 'pending' | 'clockSecond';
 
 interface NativeWatchLinesClass {
   new (options: { groupWindowMs: number; bySourcePort: boolean; format: 'json' | 'human'; color: boolean }): NativeWatchLines;

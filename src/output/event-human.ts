@@ -2,7 +2,7 @@ import type { NetworkEvent } from '../events/network-event';
 import { epochSecondsOf, nanosecondsOf } from '../events/event-samples';
 import { addon, type NativeHumanLineWriter } from '../native/binding';
 import { PacketFieldsView } from '../packet/fields';
-import { humanTextsOf, ifindexText, interfaceText } from './human-texts';
+import { humanTextsOf, ifindexText, interfaceText, localSecondsOfDay } from './human-texts';
 import { LineBuffer } from './line-buffer';
 
 /**
@@ -15,6 +15,9 @@ import { LineBuffer } from './line-buffer';
 export class HumanFormatter {
   readonly #writer: NativeHumanLineWriter;
   readonly #scratch = new LineBuffer();
+  // The local time of day of the last second shown: events come many to a second.
+  #second = -1;
+  #secondsOfDay = 0;
 
   constructor(
     color: boolean,
@@ -28,38 +31,30 @@ export class HumanFormatter {
     const texts = humanTextsOf(event);
     const iface = this.#interfaceText(event);
     const seconds = epochSecondsOf(event);
-    const nanoseconds = nanosecondsOf(event);
+    if (seconds !== this.#second) {
+      this.#second = seconds;
+      this.#secondsOfDay = localSecondsOfDay(seconds);
+    }
     const fields = event.fields;
+    // Without the packet's bytes (IPFIX) the tuple is "-".
     const packet = fields instanceof PacketFieldsView ? fields : undefined;
     const line = (at: number): number =>
-      packet === undefined
-        ? this.#writer.write(
-            out.buffer,
-            at,
-            seconds,
-            nanoseconds,
-            texts.verdict,
-            texts.policy,
-            texts.namespace,
-            texts.sides,
-            iface,
-            texts.sentence,
-          )
-        : this.#writer.write(
-            out.buffer,
-            at,
-            seconds,
-            nanoseconds,
-            texts.verdict,
-            texts.policy,
-            texts.namespace,
-            texts.sides,
-            iface,
-            texts.sentence,
-            packet.words,
-            packet.slot,
-            packet.data,
-          );
+      this.#writer.write(
+        out.buffer,
+        at,
+        seconds,
+        nanosecondsOf(event),
+        this.#secondsOfDay,
+        texts.verdict,
+        texts.policy,
+        texts.namespace,
+        texts.sides,
+        iface,
+        texts.sentence,
+        packet?.words,
+        packet?.slot,
+        packet?.data,
+      );
     let end = line(out.end);
     if (end < 0) {
       out.room(-end);

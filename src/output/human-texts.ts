@@ -62,6 +62,16 @@ export function humanTextsOf(subject: FlowSubject): HumanTexts {
   };
 }
 
+/**
+ * The local time of day of a second since the epoch, in seconds since local midnight, as
+ * JavaScript's Date says it: the time zone is Date's (TZ, ICU's zone data), which the native
+ * writer takes from here once per second (the node's C library may have no zone data at all).
+ */
+export function localSecondsOfDay(epochSeconds: number): number {
+  const date = new Date(epochSeconds * 1000);
+  return date.getHours() * 3600 + date.getMinutes() * 60 + date.getSeconds();
+}
+
 /** Interface names met before they start over: made-up names must not grow the map without end. */
 const MAX_INTERFACE_NAMES = 4096;
 const escapedNames = new Map<string, string>();

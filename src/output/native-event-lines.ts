@@ -10,7 +10,7 @@ import { PacketFieldsView } from '../packet/fields';
 import type { PsampleBatch } from '../psample/batch';
 import { chainJsonOf } from './chain-json';
 import { interfaceJson } from './event-json';
-import { humanTextsOf, ifindexText } from './human-texts';
+import { humanTextsOf, ifindexText, localSecondsOfDay } from './human-texts';
 import { LineBuffer } from './line-buffer';
 import { sharedJsonBytes } from './shared-json';
 
@@ -165,6 +165,13 @@ export class NativeEventLines {
       this.#lines.render(end === out.buffer.length ? out.buffer : out.buffer.subarray(0, end), n);
       out.end = n[RENDER.at]!;
       if (n[RENDER.left] === 0) break;
+      const second = n[RENDER.clockSecond]!;
+      if (second >= 0) {
+        // A human line's second whose local time the native writer does not know yet: Date's.
+        this.#lines.setClock(second, localSecondsOfDay(second));
+        n[RENDER.at] = out.end;
+        continue;
+      }
       failure = this.#handOn(failure);
       out.room(n[RENDER.needed]!);
       n[RENDER.at] = out.end;
