@@ -74,6 +74,8 @@ export class NativeEventLines {
   readonly #lines: NativeWatchLines;
   readonly #options: NativeEventLinesOptions;
   readonly #routes = new Map<number, NativeFlow>();
+  /** Routes whose first packet's samples the decoder counted when the route's chain was made. */
+  readonly #decodedOnce = new WeakSet<NativeFlow>();
   readonly #numbers = new Float64Array(NativeWatchLinesClass.renderSlots);
   readonly #out = new LineBuffer();
   #malformedRecords = 0;
@@ -183,14 +185,11 @@ export class NativeEventLines {
     this.#malformedRecords = n[RENDER.malformedRecords]!;
     const routeCounts = this.#lines.takeCounts();
     const metrics = this.#options.metrics;
-    if (metrics !== undefined) {
-      for (let at = 0; at < routeCounts.length; at += COUNT_SLOTS) {
-        metrics.observeCounts(
-          this.#routes.get(routeCounts[at + COUNT.id]!)!,
-          routeCounts[at + COUNT.sampledPackets]!,
-          routeCounts[at + COUNT.packets]!,
-        );
-      }
+    for (let at = 0; at < routeCounts.length; at += COUNT_SLOTS) {
+      const route = this.#routes.get(routeCounts[at + COUNT.id]!)!;
+      const sampledPackets = routeCounts[at + COUNT.sampledPackets]!;
+      this.#countDecodes(route, sampledPackets);
+      metrics?.observeCounts(route, sampledPackets, routeCounts[at + COUNT.packets]!);
     }
     if (n[RENDER.pending] === 0) {
       clearTimeout(this.#timer);
@@ -201,6 +200,18 @@ export class NativeEventLines {
     }
     failure = this.#handOn(failure);
     if (failure !== undefined) throw failure.error;
+  }
+
+  /**
+   * The decoder's stats count every sample as the per-packet path decodes each: a route's chain
+   * decoded its cookies once (its first packet's), each of its other packets' samples is counted here.
+   */
+  #countDecodes(route: NativeFlow, sampledPackets: number): void {
+    const decoder = this.#options.decoder;
+    if (decoder === undefined) return;
+    const again = sampledPackets - (this.#decodedOnce.delete(route) ? 1 : 0);
+    if (again <= 0) return;
+    for (const step of route.chain) if (step.event !== undefined) decoder.countAgain(step.event, step.samples * again);
   }
 
   /** Hands the lines written on; a writer that throws loses neither the counts nor the lines after: its first error is thrown once the release is counted. */
@@ -236,6 +247,7 @@ export class NativeEventLines {
     const route = this.#routeOf(keys, i);
     const id = route.id;
     route.make(options.assembler, 0);
+    this.#decodedOnce.add(route);
     route.accepted = options.accept(route);
     const iifindex = keys[i + 2] as number;
     const iface = options.interfaceName(iifindex);

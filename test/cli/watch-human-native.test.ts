@@ -24,6 +24,8 @@ const settle = (ms = 500): Promise<void> => new Promise((resolve) => setTimeout(
 const runOnce = (extra: readonly string[]) => watchTrafficOnce(watch, (...samples) => node.send(...samples), extra);
 
 const counts = (s: Record<string, unknown>): unknown[] => [s.received, s.packets, s.shown, s.filtered];
+/** What the summary says the decoder answered: every sample counted, on either path. */
+const decodes = (s: Record<string, unknown>): unknown[] => [s.decoded, s.unknownCookies, s.staleCookies];
 
 const linesOf = (stdout: string): string[] => stdout.split('\n').filter((line) => line !== '');
 
@@ -41,6 +43,8 @@ describe('watch --format human, native', () => {
     expect(native.metrics).toEqual(perPacket.metrics);
     expect(counts(native.summary)).toEqual([24, 18, 18, 0]);
     expect(counts(native.summary)).toEqual(counts(perPacket.summary));
+    expect(native.summary.decoded).toBe(24);
+    expect(decodes(native.summary)).toEqual(decodes(perPacket.summary));
   });
 
   it('filters as the per-packet path does: the same lines and counts', async () => {
