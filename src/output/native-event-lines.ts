@@ -175,6 +175,8 @@ export class NativeEventLines {
         continue;
       }
       failure = this.#handOn(failure);
+      // Closed by the writer (the output went away): the rest of the release is dropped, as close() says.
+      if (this.#closed) break;
       out.room(n[RENDER.needed]!);
       n[RENDER.at] = out.end;
     }
@@ -183,6 +185,10 @@ export class NativeEventLines {
     counts.shown += n[RENDER.shown]!;
     counts.filtered += n[RENDER.filtered]!;
     this.#malformedRecords = n[RENDER.malformedRecords]!;
+    if (this.#closed) {
+      if (failure !== undefined) throw failure.error;
+      return;
+    }
     const routeCounts = this.#lines.takeCounts();
     const metrics = this.#options.metrics;
     for (let at = 0; at < routeCounts.length; at += COUNT_SLOTS) {

@@ -180,3 +180,44 @@ it('a writer that throws mid-release (the reader of the output went away) loses 
   expect(written.join('')).toBe(out.take().toString());
   lines.close();
 });
+
+it('a writer that closes the lines mid-release (the output went away): the release stops there, nothing throws, what was written was counted, later deliveries are ignored', () => {
+  const written: string[] = [];
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  const lines: NativeEventLines = new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    format: { kind: 'human', color: true },
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts,
+    write: (bytes) => {
+      written.push(bytes.toString());
+      lines.close();
+      return true;
+    },
+    due: () => undefined,
+  });
+  const batch = (): PsampleBatch =>
+    batchOf(
+      Array.from({ length: 1500 }, (_, i) => ({
+        group: 7,
+        proto: 0x800,
+        data: tcpSyn({ src: '10.0.0.1', dst: `10.0.${i >> 8}.${i & 0xff}`, srcPort: 1000 + i, dstPort: 80 }),
+        timestampNs: T0 + BigInt(i),
+      })),
+    );
+  lines.add(batch());
+  expect(lines.closed).toBe(true);
+  expect(written).toHaveLength(1);
+  const shown = written[0]!.split('\n').length - 1;
+  expect(shown).toBeGreaterThan(0);
+  expect(shown).toBeLessThan(1500);
+  // Every released packet was judged before the hand-on that closed them; the lines written are whole.
+  expect(counts.shown).toBeGreaterThanOrEqual(shown);
+  expect(written[0]!.endsWith('\n')).toBe(true);
+  lines.add(batch());
+  expect(written).toHaveLength(1);
+});
