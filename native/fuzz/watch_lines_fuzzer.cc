@@ -71,12 +71,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
       answer.head = R"(,"verdict":"unknown","message":"")";
       answer.steps = R"(,"chain":[])";
       // Texts of every width class: ASCII, two and three UTF-8 bytes a unit, surrogate pairs, past 40 units.
-      answer.verdict = route.id % event_human::kVerdicts;
-      answer.policy = std::string(route.id % 50, 'p');
-      answer.namespace_text = "ns\u00fc\u2192";
-      answer.sides = route.id % 2 == 0 ? "a \u2192 b" : "\U0001F680 \u2192 " + std::string(route.id % 45, 'd');
-      answer.interface_text = "if" + std::to_string(route.iifindex);
-      answer.sentence = "Allowed";
+      answer.human.verdict = route.id % event_human::kVerdicts;
+      answer.human.policy = std::string(route.id % 50, 'p');
+      answer.human.namespace_text = "ns\u00fc\u2192";
+      answer.human.sides = route.id % 2 == 0 ? "a \u2192 b" : "\U0001F680 \u2192 " + std::string(route.id % 45, 'd');
+      answer.human.interface = "if" + std::to_string(route.iifindex);
+      answer.human.sentence = "Allowed";
       if (!lines.answer(route.id, answer)) fail("a new route could not be answered");
     }
     double n[watch_lines::kRenderSlots] = {};

@@ -177,12 +177,13 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
       if (!info[i].IsString()) throw_usage(env, kAnswerHumanUsage);
     WatchRouteAnswer answer;
     answer.accepted = info[1].As<Napi::Boolean>().Value();
-    answer.verdict = info[2].As<Napi::Number>().Uint32Value();
-    answer.policy = info[3].As<Napi::String>().Utf8Value();
-    answer.namespace_text = info[4].As<Napi::String>().Utf8Value();
-    answer.sides = info[5].As<Napi::String>().Utf8Value();
-    answer.interface_text = info[6].As<Napi::String>().Utf8Value();
-    answer.sentence = info[7].As<Napi::String>().Utf8Value();
+    HumanLineTexts& texts = answer.human;
+    texts.verdict = info[2].As<Napi::Number>().Uint32Value();
+    texts.policy = info[3].As<Napi::String>().Utf8Value();
+    texts.namespace_text = info[4].As<Napi::String>().Utf8Value();
+    texts.sides = info[5].As<Napi::String>().Utf8Value();
+    texts.interface = info[6].As<Napi::String>().Utf8Value();
+    texts.sentence = info[7].As<Napi::String>().Utf8Value();
     if (!lines(env).answer(info[0].As<Napi::Number>().Uint32Value(), std::move(answer)))
       throw_usage(env, std::string(kAnswerHumanUsage) + ": no route has this id");
   }

@@ -53,6 +53,18 @@ struct HumanTexts {
   std::string_view sentence;
 };
 
+// A line's texts kept (a route's, or a per-event writer's by id).
+struct HumanLineTexts {
+  uint32_t verdict = event_human::kUnknown;
+  std::string policy;
+  std::string namespace_text;
+  std::string sides;
+  std::string interface;
+  std::string sentence;
+
+  HumanTexts view() const { return HumanTexts{verdict, policy, namespace_text, sides, interface, sentence}; }
+};
+
 // The UTF-16 code units of UTF-8 text (as String.length counts the string it decodes to; a
 // malformed byte counts one, as its U+FFFD does).
 size_t utf16_length(std::string_view utf8);

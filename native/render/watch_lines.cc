@@ -125,8 +125,7 @@ bool WatchLines::render(uint8_t* out, size_t out_length, double* n) {
         n[slot::kRenderClock] = static_cast<double>(second);
         break;
       }
-      const HumanTexts texts{answer.verdict, answer.policy,         answer.namespace_text,
-                             answer.sides,   answer.interface_text, answer.sentence};
+      const HumanTexts texts = answer.human.view();
       columns_.append_line(written, timestamp_ns, texts, &decoded);
       if (written.overflowed()) {
         line_.clear();

@@ -73,12 +73,7 @@ struct WatchRouteAnswer {
   std::string interface;
   std::string datapath;
 
-  uint32_t verdict = event_human::kUnknown;
-  std::string policy;
-  std::string namespace_text;
-  std::string sides;
-  std::string interface_text;
-  std::string sentence;
+  HumanLineTexts human;
 };
 
 struct WatchRoute {

@@ -124,11 +124,13 @@ export interface NativeEventJsonWriter {
  * keeping its columns' widths; the texts come escaped (src/output/control-text.ts).
  */
 export interface NativeHumanLineWriter {
+  /** The texts of the lines that name `id` (below HumanLineWriter.maxTexts), escaped; `verdict`: HumanLineWriter.verdict's number. */
+  setTexts(id: number, verdict: number, policy: string, namespace: string, sides: string, iface: string, sentence: string): void;
+  clearTexts(): void;
   /**
    * Writes the line at out[at…]; returns where it ends, or minus the bytes it needs when it does
-   * not fit. `secondsOfDay`: the local time of day of `epochSeconds` (localSecondsOfDay); `verdict`:
-   * HumanLineWriter.verdict's number; the packet's tuple from its words at
-   * `slot` and its bytes, "-" without them.
+   * not fit. `secondsOfDay`: the local time of day of `epochSeconds` (localSecondsOfDay); `texts`:
+   * an id setTexts() set; the packet's tuple from its words at `slot` and its bytes, "-" without them.
    */
   write(
     out: Uint8Array,
@@ -136,12 +138,7 @@ export interface NativeHumanLineWriter {
     epochSeconds: number,
     nanoseconds: number,
     secondsOfDay: number,
-    verdict: number,
-    policy: string,
-    namespace: string,
-    sides: string,
-    iface: string,
-    sentence: string,
+    texts: number,
     words?: Uint32Array,
     slot?: number,
     data?: Uint8Array,
@@ -151,6 +148,7 @@ export interface NativeHumanLineWriter {
 interface NativeHumanLineWriterClass {
   new (options: { color: boolean }): NativeHumanLineWriter;
   readonly verdict: Readonly<Record<Verdict, number>>;
+  readonly maxTexts: number;
 }
 
 interface NativeEventJsonWriterClass {

@@ -1,15 +1,20 @@
-import type { NetworkEvent } from '../events/network-event';
+import type { NetworkEvent, VerdictStep } from '../events/network-event';
 import { epochSecondsOf, nanosecondsOf } from '../events/event-samples';
 import { addon, type NativeHumanLineWriter } from '../native/binding';
 import { PacketFieldsView } from '../packet/fields';
 import { humanTextsOf, ifindexText, interfaceText, localSecondsOfDay } from './human-texts';
 import { LineBuffer } from './line-buffer';
 
+const MAX_TEXTS = addon.HumanLineWriter.maxTexts;
+
+/** Texts ids by what the texts are made of: the chain, then each side (its endpoint, else its address), then the interface's text. */
+type TextsIds = WeakMap<readonly VerdictStep[], Map<unknown, Map<unknown, Map<string, number>>>>;
+
 /**
  * One aligned line per packet for a person: time, verdict, policy, namespace, source → destination
  * (pods when known), the packet's tuple, input interface, then the verdict chain. Written
  * natively (native/render/event_human.h), one call per event, from the texts made once per chain,
- * endpoint and interface name (src/output/human-texts.ts); psample's lines without pcapng
+ * sides and interface name (src/output/human-texts.ts) and kept natively by id; psample's lines without pcapng
  * are written per release instead (src/output/native-event-lines.ts), by the same writer.
  */
 export class HumanFormatter {
@@ -18,6 +23,8 @@ export class HumanFormatter {
   // The local time of day of the last second shown: events come many to a second.
   #second = -1;
   #secondsOfDay = 0;
+  #textsIds: TextsIds = new WeakMap();
+  #nextTexts = 0;
 
   constructor(
     color: boolean,
@@ -28,8 +35,7 @@ export class HumanFormatter {
 
   /** The line of `event`, '\n' included, written at the end of `out`. */
   write(event: NetworkEvent, out: LineBuffer): void {
-    const texts = humanTextsOf(event);
-    const iface = this.#interfaceText(event);
+    const texts = this.#textsId(event, this.#interfaceText(event));
     const seconds = epochSecondsOf(event);
     if (seconds !== this.#second) {
       this.#second = seconds;
@@ -45,12 +51,7 @@ export class HumanFormatter {
         seconds,
         nanosecondsOf(event),
         this.#secondsOfDay,
-        texts.verdict,
-        texts.policy,
-        texts.namespace,
-        texts.sides,
-        iface,
-        texts.sentence,
+        texts,
         packet?.words,
         packet?.slot,
         packet?.data,
@@ -69,6 +70,33 @@ export class HumanFormatter {
     const line = this.#scratch.take().toString();
     this.#scratch.recycle();
     return line;
+  }
+
+  /** The id of the event's texts, set natively the first time they are met. */
+  #textsId(event: NetworkEvent, iface: string): number {
+    let bySrc = this.#textsIds.get(event.chain);
+    if (bySrc === undefined) this.#textsIds.set(event.chain, (bySrc = new Map<unknown, Map<unknown, Map<string, number>>>()));
+    const src = event.src ?? event.fields.src;
+    let byDst = bySrc.get(src);
+    if (byDst === undefined) bySrc.set(src, (byDst = new Map<unknown, Map<string, number>>()));
+    const dst = event.dst ?? event.fields.dst;
+    let byInterface = byDst.get(dst);
+    if (byInterface === undefined) byDst.set(dst, (byInterface = new Map<string, number>()));
+    let id = byInterface.get(iface);
+    if (id === undefined) {
+      if (this.#nextTexts === MAX_TEXTS) {
+        // Made-up chains, pods and names must not grow the table without end: start over.
+        this.#writer.clearTexts();
+        this.#textsIds = new WeakMap();
+        this.#nextTexts = 0;
+        return this.#textsId(event, iface);
+      }
+      id = this.#nextTexts++;
+      const texts = humanTextsOf(event);
+      this.#writer.setTexts(id, texts.verdict, texts.policy, texts.namespace, texts.sides, iface, texts.sentence);
+      byInterface.set(iface, id);
+    }
+    return id;
   }
 
   /** The ingress interface's name: the record's for IPFIX (OVS names it), else the node's for the ifindex. */

@@ -221,3 +221,50 @@ it('a writer that closes the lines mid-release (the output went away): the relea
   lines.add(batch());
   expect(written).toHaveLength(1);
 });
+
+it('more distinct texts than either writer keeps (per-event texts, per-release routes) start over without a changed byte', () => {
+  const count = 66_000;
+  const batches: PsampleBatch[] = [];
+  for (let from = 0; from < count; from += 1000) {
+    batches.push(
+      batchOf(
+        Array.from({ length: 1000 }, (_, k) => {
+          const i = from + k;
+          return {
+            group: 7,
+            iifindex: i % 3,
+            proto: 0x800,
+            data: tcpSyn({ src: '10.0.0.1', dst: `10.${i >> 16}.${(i >> 8) & 0xff}.${i & 0xff}`, srcPort: 1000, dstPort: 80 }),
+            timestampNs: T0 + BigInt(i) * 1_000_000n,
+          };
+        }),
+      ),
+    );
+  }
+  const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
+  const formatter = new HumanFormatter(false, interfaceName);
+  const out = new LineBuffer();
+  assembler.on('event', (event) => formatter.write(event, out));
+  for (const batch of batches) assembler.pushBatch(batch);
+  assembler.close();
+  const perEvent = out.take().toString();
+
+  const written: Buffer[] = [];
+  const lines = new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    format: { kind: 'human', color: false },
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts: { packets: 0, shown: 0, filtered: 0 },
+    write: (bytes) => written.push(Buffer.from(bytes)) > 0,
+    due: () => undefined,
+  });
+  for (const batch of batches) lines.add(batch);
+  lines.close();
+  const perRelease = Buffer.concat(written).toString();
+  expect(perEvent.split('\n')).toHaveLength(count + 1);
+  expect(perRelease).toBe(perEvent);
+});
