@@ -328,5 +328,8 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> lines_lying = flow_input(50, 255, 0, {84, 0, 0xff, 68, 0, 0x7f});
   write_datagram(lines_lying, from_kernel, all_captures);
   ok = ok && out.file("lying.bin", lines_lying);
+  std::vector<uint8_t> lines_human = flow_input(50, 255, 4 | 8, {});  // the human line, in colour
+  for (const auto& capture : captures) write_datagram(lines_human, from_kernel, capture);
+  ok = ok && out.file("human.bin", lines_human);
   return ok ? 0 : 1;
 }

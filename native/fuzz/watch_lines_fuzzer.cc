@@ -1,9 +1,10 @@
-// libFuzzer target for watch --format json's native lines (../render/watch_lines.h): datagrams
+// libFuzzer target for watch's native JSON and human lines (../render/watch_lines.h): datagrams
 // through the parser and SampleBatch::append, each datagram's messages a batch of their own as the
 // reader thread hands them over, some of each batch's bytes overwritten (a batch whose records
 // lie), each batch added 10 ms after the previous one, released whenever the input says, then
 // released whole; every new route answered (accepted or not as the input says), the lines
-// rendered into a small buffer that grows only when a line does not fit. Traps when more packets
+// rendered into a small buffer that grows only when a line does not fit (the human line's local
+// time of each second given when asked for). Traps when more packets
 // are shown or filtered than released, when the lines written are not the packets shown, when a
 // line does not end its own bytes, when --count's limit is passed, or when a packet stays pending
 // after the final release; AddressSanitizer traps any read outside a batch or write outside the
@@ -12,7 +13,8 @@
 // Input format:
 //   byte 0   the grouping window in ms (0: every sample is a packet)
 //   byte 1   packets to show (--count), 255: all
-//   byte 2   bit 0: the source port is keyed; bit 1: routes whose id is a multiple of 3 are filtered out
+//   byte 2   bit 0: the source port is keyed; bit 1: routes whose id is a multiple of 3 are filtered out;
+//            bit 2: the human line (../render/event_human.h); bit 3: in colour
 //   byte 3   how many byte changes follow, each a u16 offset (modulo the batch size) and a u8 value
 //   changes
 // then datagrams until the input ends, as datagram_batch_input.h reads them (the nsid kept when
@@ -46,6 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   WatchLinesOptions options;
   options.group_window_ms = input[0];
   options.by_source_port = (input[2] & 1) != 0;
+  options.human = (input[2] & 4) != 0;
+  options.color = (input[2] & 8) != 0;
   const bool filtering = (input[2] & 2) != 0;
   const double limit = input[1] == 255 ? std::numeric_limits<double>::infinity() : input[1];
   const size_t changes = input[3];
@@ -66,6 +70,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
       answer.accepted = !filtering || route.id % 3 != 0;
       answer.head = R"(,"verdict":"unknown","message":"")";
       answer.steps = R"(,"chain":[])";
+      // Texts of every width class: ASCII, two and three UTF-8 bytes a unit, surrogate pairs, past 40 units.
+      answer.human.verdict = route.id % event_human::kVerdicts;
+      answer.human.policy = std::string(route.id % 50, 'p');
+      answer.human.namespace_text = "ns\u00fc\u2192";
+      answer.human.sides = route.id % 2 == 0 ? "a \u2192 b" : "\U0001F680 \u2192 " + std::string(route.id % 45, 'd');
+      answer.human.interface = "if" + std::to_string(route.iifindex);
+      answer.human.sentence = "Allowed";
       if (!lines.answer(route.id, answer)) fail("a new route could not be answered");
     }
     double n[watch_lines::kRenderSlots] = {};
@@ -80,6 +91,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
       if (end > 0 && out[end - 1] != '\n') fail("a line does not end its bytes");
       lines_written += static_cast<double>(newlines);
       if (n[watch_lines::kRenderLeft] == 0) break;
+      if (n[watch_lines::kRenderClock] >= 0) {
+        // As JavaScript tells a second's local time (any time of day will do here).
+        const auto second = static_cast<uint64_t>(n[watch_lines::kRenderClock]);
+        lines.set_clock(second, static_cast<uint32_t>(second % 86400));
+        continue;
+      }
       if (n[watch_lines::kRenderNeeded] > static_cast<double>(out.size()))
         out.resize(static_cast<size_t>(n[watch_lines::kRenderNeeded]));
     }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "napi/abi.h"
+#include "napi/addon_event_human.h"
 #include "napi/addon_event_json.h"
 #include "napi/addon_flow_table.h"
 #include "napi/addon_packet.h"
@@ -357,6 +358,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("decode", Napi::Function::New(env, Decode, "decode"));
   exports.Set("LineRenderer", define_line_renderer(env));
   exports.Set("EventJsonWriter", define_event_json_writer(env));
+  exports.Set("HumanLineWriter", define_human_line_writer(env));
   exports.Set("NativeFlowTable", define_flow_table(env));
   exports.Set("NativeWatchLines", define_watch_lines(env));
   exports.Set("dropPrivileges", Napi::Function::New(env, DropPrivileges, "dropPrivileges"));

@@ -1,7 +1,8 @@
 // NativeWatchLines: one instance per `watch` on psample, owned by its JavaScript object (nothing
 // global, so workers each have their own). Per delivered batch: add (the routes first seen come
 // back as keys: [id, group, iifindex, words (Uint32Array, packet_fields.h), texts, cookies
-// (Uint8Array each)]), an answer per new route, render (the lines into the caller's buffer) and
+// (Uint8Array each)]), an answer per new route (answer: the JSON line's pieces; answerHuman: the
+// human line's texts), render (the lines into the caller's buffer) and
 // takeCounts (per route: its id, sampled packets and the packets they stand for, for the metrics).
 // Nothing per packet crosses to JavaScript.
 #include "napi/addon_watch_lines.h"
@@ -35,13 +36,18 @@ bool bytes_of(const Napi::Value& value, std::string& to) {
   return true;
 }
 
-constexpr const char* kConstructorUsage = "constructor({ groupWindowMs: number >= 0, bySourcePort: boolean })";
+constexpr const char* kConstructorUsage =
+    "constructor({ groupWindowMs: number >= 0, bySourcePort: boolean, format: 'json' | 'human', color: boolean })";
 constexpr const char* kAddUsage =
     "add(batch: ArrayBuffer, count: number, littleEndian: boolean, nowMs: number, wallMs: number)";
 constexpr const char* kReleaseUsage = "release(nowMs: number, final: boolean)";
 constexpr const char* kAnswerUsage =
     "answer(id: number, accepted: boolean, head: Uint8Array, steps: Uint8Array, src?: Uint8Array, dst?: Uint8Array, "
     "interface?: Uint8Array, datapath?: Uint8Array)";
+constexpr const char* kAnswerHumanUsage =
+    "answerHuman(id: number, accepted: boolean, verdict: number, policy: string, namespace: string, sides: string, "
+    "interface: string, sentence: string)";
+constexpr const char* kSetClockUsage = "setClock(second: number, secondsOfDay: number below 86400)";
 constexpr const char* kRenderUsage = "render(out: Uint8Array, numbers: Float64Array(renderSlots))";
 
 class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
@@ -62,8 +68,9 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
          StaticValue("renderSlot", render_slot),
          StaticValue("renderSlots", Napi::Number::New(env, watch_lines::kRenderSlots)),
          InstanceMethod("add", &WatchLinesWrap::Add), InstanceMethod("release", &WatchLinesWrap::Release),
-         InstanceMethod("answer", &WatchLinesWrap::Answer), InstanceMethod("render", &WatchLinesWrap::Render),
-         InstanceMethod("takeCounts", &WatchLinesWrap::TakeCounts),
+         InstanceMethod("answer", &WatchLinesWrap::Answer), InstanceMethod("answerHuman", &WatchLinesWrap::AnswerHuman),
+         InstanceMethod("render", &WatchLinesWrap::Render), InstanceMethod("takeCounts", &WatchLinesWrap::TakeCounts),
+         InstanceMethod("setClock", &WatchLinesWrap::SetClock),
          InstanceMethod("forgetRoutes", &WatchLinesWrap::ForgetRoutes),
          InstanceMethod("close", &WatchLinesWrap::Close)});
   }
@@ -74,11 +81,19 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
     const Napi::Object o = info[0].As<Napi::Object>();
     const Napi::Value window = o.Get("groupWindowMs");
     const Napi::Value by_source_port = o.Get("bySourcePort");
-    if (!finite(window) || window.As<Napi::Number>().DoubleValue() < 0 || !by_source_port.IsBoolean())
+    const Napi::Value format = o.Get("format");
+    const Napi::Value color = o.Get("color");
+    if (!finite(window) || window.As<Napi::Number>().DoubleValue() < 0 || !by_source_port.IsBoolean() ||
+        !format.IsString() || !color.IsBoolean())
       throw_usage(env, kConstructorUsage);
+    const std::string format_name = format.As<Napi::String>().Utf8Value();
+    if (format_name != "json" && format_name != "human") throw_usage(env, kConstructorUsage);
     WatchLinesOptions options;
     options.group_window_ms = window.As<Napi::Number>().DoubleValue();
     options.by_source_port = by_source_port.As<Napi::Boolean>().Value();
+    options.human = format_name == "human";
+    options.color = color.As<Napi::Boolean>().Value();
+    human_ = options.human;
     lines_ = std::make_unique<WatchLines>(options);
   }
 
@@ -144,13 +159,33 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
   void Answer(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
     WatchRouteAnswer answer;
-    if (!whole(info[0], 0xffffffff) || !info[1].IsBoolean() || !info[2].IsTypedArray() || !info[3].IsTypedArray() ||
-        !bytes_of(info[2], answer.head) || !bytes_of(info[3], answer.steps) || !bytes_of(info[4], answer.src) ||
-        !bytes_of(info[5], answer.dst) || !bytes_of(info[6], answer.interface) || !bytes_of(info[7], answer.datapath))
+    if (human_ || !whole(info[0], 0xffffffff) || !info[1].IsBoolean() || !info[2].IsTypedArray() ||
+        !info[3].IsTypedArray() || !bytes_of(info[2], answer.head) || !bytes_of(info[3], answer.steps) ||
+        !bytes_of(info[4], answer.src) || !bytes_of(info[5], answer.dst) || !bytes_of(info[6], answer.interface) ||
+        !bytes_of(info[7], answer.datapath))
       throw_usage(env, kAnswerUsage);
     answer.accepted = info[1].As<Napi::Boolean>().Value();
     if (!lines(env).answer(info[0].As<Napi::Number>().Uint32Value(), std::move(answer)))
       throw_usage(env, std::string(kAnswerUsage) + ": no route has this id");
+  }
+
+  void AnswerHuman(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!human_ || !whole(info[0], 0xffffffff) || !info[1].IsBoolean() || !whole(info[2], event_human::kVerdicts - 1))
+      throw_usage(env, kAnswerHumanUsage);
+    for (size_t i = 3; i < 8; i++)
+      if (!info[i].IsString()) throw_usage(env, kAnswerHumanUsage);
+    WatchRouteAnswer answer;
+    answer.accepted = info[1].As<Napi::Boolean>().Value();
+    HumanLineTexts& texts = answer.human;
+    texts.verdict = info[2].As<Napi::Number>().Uint32Value();
+    texts.policy = info[3].As<Napi::String>().Utf8Value();
+    texts.namespace_text = info[4].As<Napi::String>().Utf8Value();
+    texts.sides = info[5].As<Napi::String>().Utf8Value();
+    texts.interface = info[6].As<Napi::String>().Utf8Value();
+    texts.sentence = info[7].As<Napi::String>().Utf8Value();
+    if (!lines(env).answer(info[0].As<Napi::Number>().Uint32Value(), std::move(answer)))
+      throw_usage(env, std::string(kAnswerHumanUsage) + ": no route has this id");
   }
 
   void Render(const Napi::CallbackInfo& info) {
@@ -165,6 +200,13 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
       throw_usage(env, kRenderUsage);
     if (!lines(env).render(out.Data(), out.ByteLength(), n))
       throw_usage(env, std::string(kRenderUsage) + ": a released packet's route was not answered");
+  }
+
+  void SetClock(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    if (!whole(info[0], 0x1p53) || !whole(info[1], 86399)) throw_usage(env, kSetClockUsage);
+    lines(env).set_clock(static_cast<uint64_t>(info[0].As<Napi::Number>().DoubleValue()),
+                         info[1].As<Napi::Number>().Uint32Value());
   }
 
   // takeCounts() -> Float64Array (countSlots per route counted since the last call)
@@ -184,6 +226,7 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
   void Close(const Napi::CallbackInfo&) { lines_.reset(); }
 
   std::unique_ptr<WatchLines> lines_;
+  bool human_ = false;
   std::vector<double> counts_;
 };
 

@@ -1,7 +1,7 @@
 // The sampled packet's one-line forms, the one source of each:
 // - the description, tcpdump-like: the text output (sample_text.cc) writes it and
 //   describePacket() (src/packet/describe.ts) returns it;
-// - the tuple, `watch`'s packet column (src/output/event-human.ts), below.
+// - the tuple, `watch`'s packet column (render/event_human.cc), below.
 // Pure C++17 (no N-API), from the decoder the JSON form uses (packet_decoder.h), so the two
 // never disagree about what a packet is:
 //

@@ -85,6 +85,7 @@ bool WatchLines::render(uint8_t* out, size_t out_length, double* n) {
   auto at = static_cast<size_t>(n[slot::kRenderAt]);
   double limit = n[slot::kRenderLimit];
   n[slot::kRenderNeeded] = 0;
+  n[slot::kRenderClock] = -1;
   for (; next_ < released_count_; next_++) {
     Released& released = released_[next_];
     WatchRoute& route = routes_[released.route];
@@ -111,25 +112,44 @@ bool WatchLines::render(uint8_t* out, size_t out_length, double* n) {
     const Batch b = record_of(packet);
     Record r;
     read_record(b, 0, r);  // whole in its batch when the grouper copied it
-    EventJsonLine line;
-    event_json_line_from_record(b, r, line);
     // Kernels before 5.13 give no time: the arrival time stands in.
-    if (line.timestamp_ns == 0) line.timestamp_ns = static_cast<uint64_t>(packet.arrival_ms) * 1'000'000;
-    const WatchRouteAnswer& answer = route.answer;
-    line.head = answer.head;
-    line.steps = answer.steps;
-    line.src = answer.src.empty() ? nullptr : &answer.src;
-    line.dst = answer.dst.empty() ? nullptr : &answer.dst;
-    line.interface = answer.interface.empty() ? nullptr : &answer.interface;
-    line.datapath = answer.datapath.empty() ? nullptr : &answer.datapath;
-    line.samples = packet.samples;
+    uint64_t timestamp_ns = b.load<uint64_t>(layout::record::kTimestamp);
+    if (timestamp_ns == 0) timestamp_ns = static_cast<uint64_t>(packet.arrival_ms) * 1'000'000;
     const DecodedPacket decoded = load_fields(packet.words, r.data, r.data_length);
-    line.packet = &decoded;
+    const WatchRouteAnswer& answer = route.answer;
     LineOut written(out + at, out + out_length);
-    append_event_json(written, line, packet_json_);
+    if (options_.human) {
+      // The time zone is JavaScript's: it tells the local time of each second a line shows.
+      const uint64_t second = timestamp_ns / 1'000'000'000;
+      if (!columns_.has_clock(second)) {
+        n[slot::kRenderClock] = static_cast<double>(second);
+        break;
+      }
+      const HumanTexts texts = answer.human.view();
+      columns_.append_line(written, timestamp_ns, texts, &decoded);
+      if (written.overflowed()) {
+        line_.clear();
+        columns_.append_line(line_, timestamp_ns, texts, &decoded);
+      }
+    } else {
+      EventJsonLine line;
+      event_json_line_from_record(b, r, line);
+      line.timestamp_ns = timestamp_ns;
+      line.head = answer.head;
+      line.steps = answer.steps;
+      line.src = answer.src.empty() ? nullptr : &answer.src;
+      line.dst = answer.dst.empty() ? nullptr : &answer.dst;
+      line.interface = answer.interface.empty() ? nullptr : &answer.interface;
+      line.datapath = answer.datapath.empty() ? nullptr : &answer.datapath;
+      line.samples = packet.samples;
+      line.packet = &decoded;
+      append_event_json(written, line, packet_json_);
+      if (written.overflowed()) {
+        line_.clear();
+        append_event_json(line_, line, packet_json_);
+      }
+    }
     if (written.overflowed()) {
-      line_.clear();
-      append_event_json(line_, line, packet_json_);
       n[slot::kRenderNeeded] = static_cast<double>(line_.size());
       break;
     }

@@ -4,7 +4,8 @@
 // A route is what a line's database parts and the filter's answer depend on: the psample group,
 // the first sample's input interface, the samples' cookies in order, the addresses' texts and the
 // fields a filter reads. JavaScript makes a route's chain, endpoints and filter answer once
-// (src/events/native-lines.ts) and sets its JSON parts here; the line itself is event_json.h's.
+// (src/output/native-event-lines.ts) and sets its parts here; the line itself is event_json.h's
+// or, in the human format, event_human.h's.
 // Routes live across releases until JavaScript forgets them (the decoder's or the pods' answers
 // changed, or it holds as many as it keeps): then they are made again (ids go on counting, never
 // reused).
@@ -19,6 +20,7 @@
 
 #include "aggregate/packet_grouper.h"
 #include "packet/packet_fields.h"
+#include "render/event_human.h"
 #include "wire/batch_record.h"
 
 // X(identifier, JavaScript name, slot) of a route's counts, as take_counts() leaves them.
@@ -37,7 +39,8 @@
   X(kRenderShown, shown, 5)                                                                                \
   X(kRenderFiltered, filtered, 6)                                                                          \
   X(kRenderMalformed, malformedRecords, 7) /* out: since the lines were made (packet_grouper.h) */         \
-  X(kRenderPending, pending, 8)            /* out: packets waiting in the grouping window */
+  X(kRenderPending, pending, 8)            /* out: packets waiting in the grouping window */               \
+  X(kRenderClock, clockSecond, 9) /* out: with `left`, the second whose local time set_clock() must give, else -1 */
 
 namespace ovnpsample {
 
@@ -47,16 +50,20 @@ OVNPSAMPLE_WATCH_ROUTE_COUNTS(OVNPSAMPLE_WATCH_SLOT)
 OVNPSAMPLE_WATCH_RENDER_SLOTS(OVNPSAMPLE_WATCH_SLOT)
 #undef OVNPSAMPLE_WATCH_SLOT
 inline constexpr uint32_t kCountSlots = 3;
-inline constexpr uint32_t kRenderSlots = 9;
+inline constexpr uint32_t kRenderSlots = 10;
 }  // namespace watch_lines
 
 struct WatchLinesOptions {
   double group_window_ms = 50;
   // Keys the source port too (a --port filter reads it).
   bool by_source_port = false;
+  // The human line (event_human.h) instead of the JSON line, coloured or not.
+  bool human = false;
+  bool color = false;
 };
 
-// A route's JSON parts (event_json.h's pieces: absent when empty) and the filter's answer.
+// The filter's answer and a route's parts of its line in the lines' format: the JSON line's
+// (event_json.h's pieces: absent when empty) or the human line's (event_human.h's texts).
 struct WatchRouteAnswer {
   bool accepted = false;
   std::string head;
@@ -65,6 +72,8 @@ struct WatchRouteAnswer {
   std::string dst;
   std::string interface;
   std::string datapath;
+
+  HumanLineTexts human;
 };
 
 struct WatchRoute {
@@ -84,7 +93,8 @@ struct WatchRoute {
 
 class WatchLines {
  public:
-  explicit WatchLines(const WatchLinesOptions& options) : options_(options), grouper_(options.group_window_ms, true) {}
+  explicit WatchLines(const WatchLinesOptions& options)
+      : options_(options), grouper_(options.group_window_ms, true), columns_(options.color) {}
 
   // Releases the packets whose window passed by `now_ms`, then groups the batch's records (as
   // PacketGrouper::add). Returns the routes first seen: JavaScript answers them (answer()) before
@@ -100,7 +110,8 @@ class WatchLines {
 
   // Counts and writes the released packets' lines into [out + at, out_end) (slots in `n`,
   // watch_lines::kRenderSlots), as many whole lines as fit; called again with more room it goes
-  // on where it stopped. The line is event_json.h's. False when a released
+  // on where it stopped, or once set_clock() gave the second it asked for (human lines). The line
+  // is event_json.h's or event_human.h's. False when a released
   // packet's route has no answer (the caller's bug).
   bool render(uint8_t* out, size_t out_length, double* n);
 
@@ -116,6 +127,9 @@ class WatchLines {
     touched_.clear();
     packets_ = shown_ = filtered_ = 0;
   }
+
+  // The human line's local time of day of `second` (event_human.h), which render() asked for.
+  void set_clock(uint64_t second, uint32_t seconds_of_day) { columns_.set_clock(second, seconds_of_day); }
 
   // The routes are made again from the next release on (the decoder's answers changed).
   void forget_routes() { forget_ = true; }
@@ -155,6 +169,7 @@ class WatchLines {
   double filtered_ = 0;
   std::string packet_json_;
   std::string line_;
+  HumanColumns columns_;
 };
 
 }  // namespace ovnpsample

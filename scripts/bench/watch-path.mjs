@@ -9,13 +9,14 @@
 //   human    the same with HumanFormatter;
 //   aggregate  watch --aggregate packet by packet (IPFIX, --count): pushBatch + FlowAggregator.add, the interval's records written once at the end;
 //   aggregate-native  watch --aggregate from psample: NativeFlows.add + drain per batch + FlowAggregator.addCounts, the same records;
-//   json-native  watch --format json from psample: NativeJsonLines.add + release per batch, the same lines as json.
+//   json-native  watch --format json from psample: NativeEventLines.add + release per batch, the same lines as json;
+//   human-native  watch's human format from psample: the same, format human, the same lines as human.
 // No socket, decoder or pods (the lab benchmark, npm run bench:lab, measures those with the
 // kernel's samples): this is the hand-off from batches to bytes, where watch's own CPU goes.
 // With --before DIR (another built checkout), its watch path is measured in the same rounds:
 // assembler.push per sample and format() into strings, as that build's watch did.
 // Rounds alternate the consumers; the medians are compared. Last line:
-//   RESULT json_ratio=<json/listen> human_ratio=<human/listen> aggregate_ratio=<aggregate/listen> [aggregate_native_ratio=…] [json_native_ratio=…] [before_json_ratio=… before_human_ratio=…]
+//   RESULT json_ratio=<json/listen> human_ratio=<human/listen> aggregate_ratio=<aggregate/listen> [aggregate_native_ratio=…] [json_native_ratio=…] [human_native_ratio=…] [before_json_ratio=… before_human_ratio=…]
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,11 +67,16 @@ function load(root) {
         return undefined;
       }
     })(),
-    nativeJsonLines: (() => {
+    // NativeEventLines (json and human), or an older build's NativeJsonLines (json only).
+    nativeLines: (() => {
       try {
-        return dist('output/native-json-lines.js');
+        return { NativeLines: dist('output/native-event-lines.js').NativeEventLines, human: true };
       } catch {
-        return undefined;
+        try {
+          return { NativeLines: dist('output/native-json-lines.js').NativeJsonLines, human: false };
+        } catch {
+          return undefined;
+        }
       }
     })(),
   };
@@ -211,12 +217,13 @@ function consumers(build, label) {
     new build.flows.json.FlowJsonFormatter().write(flows.take(1), out);
     return out.take().length;
   };
-  const jsonNative = (list) => {
+  const linesNative = (format) => (list) => {
     const { NetworkEventAssembler } = build.assembler;
     let bytes = 0;
-    const lines = new build.nativeJsonLines.NativeJsonLines({
+    const lines = new build.nativeLines.NativeLines({
       assembler: new NetworkEventAssembler({ groupWindowMs: 50 }),
       groupWindowMs: 50,
+      format,
       bySourcePort: false,
       interfaceName,
       accept: () => true,
@@ -244,7 +251,8 @@ function consumers(build, label) {
       [`${label}human`]: watch(() => new build.human.HumanFormatter(false, interfaceName)),
       ...(build.flows === undefined ? {} : { [`${label}aggregate`]: aggregate }),
       ...(build.nativeFlows === undefined ? {} : { [`${label}aggregate-native`]: aggregateNative }),
-      ...(build.nativeJsonLines === undefined ? {} : { [`${label}json-native`]: jsonNative }),
+      ...(build.nativeLines === undefined ? {} : { [`${label}json-native`]: linesNative({ kind: 'json' }) }),
+      ...(build.nativeLines?.human === true ? { [`${label}human-native`]: linesNative({ kind: 'human', color: false }) } : {}),
     },
   };
 }
@@ -268,6 +276,7 @@ const result = [
 ];
 if (perSample['aggregate-native'] !== undefined) result.push(`aggregate_native_ratio=${ratio('aggregate-native', 'listen')}`);
 if (perSample['json-native'] !== undefined) result.push(`json_native_ratio=${ratio('json-native', 'listen')}`);
+if (perSample['human-native'] !== undefined) result.push(`human_native_ratio=${ratio('human-native', 'listen')}`);
 if (options.before !== undefined) {
   result.push(`before_json_ratio=${ratio('before:json', 'listen')}`, `before_human_ratio=${ratio('before:human', 'listen')}`);
 }

@@ -1,19 +1,20 @@
 import type { Logger } from 'pino';
 import type { FlowSubject } from '../events/network-event';
 import type { OvnPsampleMetrics } from '../metrics/metrics';
-import { NativeJsonLines } from '../output/native-json-lines';
+import { NativeEventLines, type NativeEventLinesOptions } from '../output/native-event-lines';
 import type { BufferedOutput } from '../output/sink';
 import type { Pipeline } from './event-pipeline';
 import type { WatchCounts } from './watch-summary';
 
 /**
- * watch --format json over the psample socket when nothing else needs each packet (no pcapng):
- * the socket's batches go to native lines (src/output/native-json-lines.ts), released after each
- * delivery and when packets waited out their window; --count's end stops watch.
+ * watch's JSON and human lines over the psample socket when nothing else needs each packet (no
+ * pcapng): the socket's batches go to native lines (src/output/native-event-lines.ts), released
+ * after each delivery and when packets waited out their window; --count's end stops watch.
  */
-export function nativeJsonLinesOf(
+export function nativeEventLinesOf(
   pipeline: Pipeline,
   output: BufferedOutput,
+  format: NativeEventLinesOptions['format'],
   groupWindowMs: number,
   bySourcePort: boolean,
   limit: number,
@@ -22,7 +23,7 @@ export function nativeJsonLinesOf(
   metrics: OvnPsampleMetrics | undefined,
   stop: () => void,
   log: Logger,
-): NativeJsonLines {
+): NativeEventLines {
   let malformedRecords = 0;
   const afterRelease = (): void => {
     if (lines.malformedRecords > malformedRecords) {
@@ -34,11 +35,12 @@ export function nativeJsonLinesOf(
     }
     if (counts.shown >= limit) stop();
   };
-  const lines: NativeJsonLines = new NativeJsonLines({
+  const lines: NativeEventLines = new NativeEventLines({
     assembler: pipeline.assembler,
     ...(pipeline.ovn === undefined ? {} : { decoder: pipeline.ovn.decoder }),
     ...(pipeline.ovn?.pods === undefined ? {} : { pods: pipeline.ovn.pods }),
     groupWindowMs,
+    format,
     bySourcePort,
     interfaceName: pipeline.interfaces.name,
     accept,

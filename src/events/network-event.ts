@@ -73,14 +73,14 @@ export function chainText(event: Pick<NetworkEvent, 'chain'>): string {
 }
 
 /** The steps' short policy names: "anp:pass-monitoring→isolation:shop". */
-export function policyText(event: NetworkEvent): string {
+export function policyText(event: Pick<NetworkEvent, 'chain'>): string {
   let text = '';
   for (const step of event.chain) text += text === '' ? step.policy : `→${step.policy}`;
   return text;
 }
 
 /** The namespace the verdict is about: the deciding policy's, else the destination pod's, else the source's. */
-export function eventNamespace(event: NetworkEvent): string | undefined {
+export function eventNamespace(event: Pick<NetworkEvent, 'chain' | 'src' | 'dst'>): string | undefined {
   for (let i = event.chain.length - 1; i >= 0; i--) {
     const namespace = event.chain[i]!.event?.owner?.namespace;
     if (namespace !== undefined) return namespace;
@@ -92,7 +92,7 @@ export function eventNamespace(event: NetworkEvent): string | undefined {
 const endpointTexts = new WeakMap<Endpoint, string>();
 
 /** One side of the packet for a column: its endpoint ("shop/frontend"), else its address, else "-". */
-export function sideText(event: NetworkEvent, side: 'src' | 'dst'): string {
+export function sideText(event: Pick<NetworkEvent, 'src' | 'dst' | 'fields'>, side: 'src' | 'dst'): string {
   const endpoint = event[side];
   if (endpoint === undefined) return event.fields[side] ?? '-';
   let text = endpointTexts.get(endpoint);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import nodeGypBuild from 'node-gyp-build';
 
 import type { PrivilegeDropReport } from '../psample/types';
+import type { Verdict } from '../events/verdict';
 import { ABI_SOURCE } from './abi.generated';
 
 /** Shapes of the C++ addon (native/napi/addon.cc); src/psample talks to it, src/packet and src/output for the packet's fields and forms. */
@@ -118,6 +119,38 @@ export interface NativeEventJsonWriter {
   write(out: Uint8Array, numbers: Float64Array, words?: Uint32Array, bytes?: Uint8Array, cookie?: Uint8Array): number;
 }
 
+/**
+ * native/napi/addon_event_human.cc: writes watch's human line of one event (native/render/event_human.h),
+ * keeping its columns' widths; the texts come escaped (src/output/control-text.ts).
+ */
+export interface NativeHumanLineWriter {
+  /** The texts of the lines that name `id` (below HumanLineWriter.maxTexts), escaped; `verdict`: HumanLineWriter.verdict's number. */
+  setTexts(id: number, verdict: number, policy: string, namespace: string, sides: string, iface: string, sentence: string): void;
+  clearTexts(): void;
+  /**
+   * Writes the line at out[at…]; returns where it ends, or minus the bytes it needs when it does
+   * not fit. `secondsOfDay`: the local time of day of `epochSeconds` (localSecondsOfDay); `texts`:
+   * an id setTexts() set; the packet's tuple from its words at `slot` and its bytes, "-" without them.
+   */
+  write(
+    out: Uint8Array,
+    at: number,
+    epochSeconds: number,
+    nanoseconds: number,
+    secondsOfDay: number,
+    texts: number,
+    words?: Uint32Array,
+    slot?: number,
+    data?: Uint8Array,
+  ): number;
+}
+
+interface NativeHumanLineWriterClass {
+  new (options: { color: boolean }): NativeHumanLineWriter;
+  readonly verdict: Readonly<Record<Verdict, number>>;
+  readonly maxTexts: number;
+}
+
 interface NativeEventJsonWriterClass {
   new (): NativeEventJsonWriter;
   readonly slot: Readonly<Record<EventJsonSlot, number>>;
@@ -188,7 +221,7 @@ interface NativeFlowTableClass {
 
 /**
  * native/napi/addon_watch_lines.cc: watch's psample packets grouped, given their routes and
- * written as JSON lines natively (native/render/watch_lines.h); a few calls per delivered batch.
+ * written as JSON or human lines natively (native/render/watch_lines.h); a few calls per delivered batch.
  * add() and release() return the routes first seen, 6 entries each: id, group, iifindex, packet
  * words, address texts, cookies; each is answered before render().
  */
@@ -206,6 +239,19 @@ export interface NativeWatchLines {
     iface: Uint8Array | undefined,
     datapath: Uint8Array | undefined,
   ): void;
+  /** A route's filter answer and its human line's texts, escaped (native/render/event_human.h). */
+  answerHuman(
+    id: number,
+    accepted: boolean,
+    verdict: number,
+    policy: string,
+    namespace: string,
+    sides: string,
+    iface: string,
+    sentence: string,
+  ): void;
+  /** The local time of day of `second` that render() asked for (renderSlot.clockSecond), in seconds since local midnight. */
+  setClock(second: number, secondsOfDay: number): void;
   /** Writes the released packets' lines into `out` from numbers[renderSlot.at]; renderSlot says how far it got. */
   render(out: Uint8Array, numbers: Float64Array): void;
   /** countSlots per route counted since the last call. */
@@ -217,10 +263,11 @@ export interface NativeWatchLines {
 
 export type NativeRouteKeys = (number | Uint32Array | string | Uint8Array[])[];
 export type NativeWatchCountSlot = 'id' | 'sampledPackets' | 'packets';
-export type NativeWatchRenderSlot = 'at' | 'limit' | 'left' | 'needed' | 'packets' | 'shown' | 'filtered' | 'malformedRecords' | 'pending';
+export type NativeWatchRenderSlot =
+  'at' | 'limit' | 'left' | 'needed' | 'packets' | 'shown' | 'filtered' | 'malformedRecords' | 'pending' | 'clockSecond';
 
 interface NativeWatchLinesClass {
-  new (options: { groupWindowMs: number; bySourcePort: boolean }): NativeWatchLines;
+  new (options: { groupWindowMs: number; bySourcePort: boolean; format: 'json' | 'human'; color: boolean }): NativeWatchLines;
   readonly countSlot: Readonly<Record<NativeWatchCountSlot, number>>;
   readonly countSlots: number;
   readonly renderSlot: Readonly<Record<NativeWatchRenderSlot, number>>;
@@ -255,6 +302,7 @@ interface Addon {
   addressText(bytes: Uint8Array, offset: number, length: 4 | 16): string;
   LineRenderer: NativeLineRendererClass;
   EventJsonWriter: NativeEventJsonWriterClass;
+  HumanLineWriter: NativeHumanLineWriterClass;
   NativeFlowTable: NativeFlowTableClass;
   NativeWatchLines: NativeWatchLinesClass;
   abi: NativeAbi;

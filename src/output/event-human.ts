@@ -1,131 +1,109 @@
-import { chainText, eventNamespace, policyText, sideText, type NetworkEvent, type VerdictStep } from '../events/network-event';
-import type { Endpoint } from '../ovn/endpoint';
-import type { Verdict } from '../events/verdict';
+import type { NetworkEvent, VerdictStep } from '../events/network-event';
 import { epochSecondsOf, nanosecondsOf } from '../events/event-samples';
-import { escapeControl } from './control-text';
+import { addon, type NativeHumanLineWriter } from '../native/binding';
+import { PacketFieldsView } from '../packet/fields';
+import { humanTextsOf, ifindexText, interfaceText, localSecondsOfDay } from './human-texts';
 import { LineBuffer } from './line-buffer';
-import { packetTuple } from './packet-forms';
 
-const VERDICT_TEXT: Readonly<Record<Verdict, string>> = { allow: 'ALLOW', drop: 'DROP', pass: 'PASS', reject: 'REJECT', unknown: '?' };
-const COLORS: Readonly<Record<Verdict, string>> = {
-  allow: '\u001b[32m',
-  drop: '\u001b[31m',
-  reject: '\u001b[31m',
-  pass: '\u001b[33m',
-  unknown: '\u001b[2m',
-};
-const RESET = '\u001b[0m';
-/** Columns widen to fit what they have shown, up to this; longer values push the line along. */
-const MAX_COLUMN = 40;
+const MAX_TEXTS = addon.HumanLineWriter.maxTexts;
 
-/** HH:MM:SS (local time) of a second, cached: events come many to a second. */
-class ClockText {
-  private second = -1;
-  private text = '';
-
-  format(seconds: number, nanoseconds: number): string {
-    if (seconds !== this.second) {
-      const date = new Date(seconds * 1000);
-      const two = (n: number): string => String(n).padStart(2, '0');
-      this.second = seconds;
-      this.text = `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
-    }
-    return `${this.text}.${String(Math.floor(nanoseconds / 1000)).padStart(6, '0')}`;
-  }
-}
-
-/** What a line shows of its chain, escaped: chains are shared by every packet that takes the same way. */
-interface ChainText {
-  readonly policy: string;
-  readonly sentence: string;
-}
-const chainTexts = new WeakMap<readonly VerdictStep[], ChainText>();
-
-function chainTextOf(event: NetworkEvent): ChainText {
-  let text = chainTexts.get(event.chain);
-  if (text === undefined) {
-    text = { policy: escapeControl(policyText(event)), sentence: escapeControl(chainText(event)) };
-    chainTexts.set(event.chain, text);
-  }
-  return text;
-}
-
-// Escaping is per character, so each side is escaped on its own: an endpoint's text once per
-// endpoint (PodDirectory shares one per address), an address (the native decoder's text) never.
-const escapedSides = new WeakMap<Endpoint, string>();
-
-function escapedSide(event: NetworkEvent, side: 'src' | 'dst'): string {
-  const endpoint = event[side];
-  if (endpoint === undefined) return sideText(event, side);
-  let text = escapedSides.get(endpoint);
-  if (text === undefined) {
-    text = escapeControl(sideText(event, side));
-    escapedSides.set(endpoint, text);
-  }
-  return text;
-}
-
-/** Interface names met before they start over. */
-const MAX_INTERFACE_NAMES = 4096;
+/** Texts ids by what the texts are made of: the chain, then each side (its endpoint, else its address), then the interface's text. */
+type TextsIds = WeakMap<readonly VerdictStep[], Map<unknown, Map<unknown, Map<string, number>>>>;
 
 /**
  * One aligned line per packet for a person: time, verdict, policy, namespace, source → destination
- * (pods when known), the packet's tuple (native/packet/packet_text.h), input interface, then the
- * verdict chain.
+ * (pods when known), the packet's tuple, input interface, then the verdict chain. Written
+ * natively (native/render/event_human.h), one call per event, from the texts made once per chain,
+ * sides and interface name (src/output/human-texts.ts) and kept natively by id; psample's lines without pcapng
+ * are written per release instead (src/output/native-event-lines.ts), by the same writer.
  */
 export class HumanFormatter {
-  private readonly clock = new ClockText();
-  private readonly widths = [0, 6, 0, 0, 0, 0, 0];
-  private readonly scratch = new LineBuffer();
-  /** Interface names as the line shows them, escaped. */
-  private readonly interfaces = new Map<string, string>();
+  readonly #writer: NativeHumanLineWriter;
+  readonly #scratch = new LineBuffer();
+  // The local time of day of the last second shown: events come many to a second.
+  #second = -1;
+  #secondsOfDay = 0;
+  #textsIds: TextsIds = new WeakMap();
+  #nextTexts = 0;
 
   constructor(
-    private readonly color: boolean,
+    color: boolean,
     private readonly interfaceName: (ifindex: number) => string | undefined,
-  ) {}
+  ) {
+    this.#writer = new addon.HumanLineWriter({ color });
+  }
 
   /** The line of `event`, '\n' included, written at the end of `out`. */
   write(event: NetworkEvent, out: LineBuffer): void {
-    const chain = chainTextOf(event);
-    const verdict = this.column(1, VERDICT_TEXT[event.verdict]);
-    const line =
-      `${this.column(0, this.clock.format(epochSecondsOf(event), nanosecondsOf(event)))}  ` +
-      (this.color ? `${COLORS[event.verdict]}${verdict}${RESET}  ` : `${verdict}  `) +
-      `${this.column(2, chain.policy)}  ` +
-      `${this.column(3, escapeControl(eventNamespace(event) ?? '-'))}  ` +
-      `${this.column(4, `${escapedSide(event, 'src')} → ${escapedSide(event, 'dst')}`)}  ` +
-      `${this.column(5, packetTuple(event.fields))}  ` +
-      `${this.column(6, this.interfaceText(event))}  ` +
-      `${chain.sentence}\n`;
-    out.utf8(line);
+    const texts = this.#textsId(event, this.#interfaceText(event));
+    const seconds = epochSecondsOf(event);
+    if (seconds !== this.#second) {
+      this.#second = seconds;
+      this.#secondsOfDay = localSecondsOfDay(seconds);
+    }
+    const fields = event.fields;
+    // Without the packet's bytes (IPFIX) the tuple is "-".
+    const packet = fields instanceof PacketFieldsView ? fields : undefined;
+    const line = (at: number): number =>
+      this.#writer.write(
+        out.buffer,
+        at,
+        seconds,
+        nanosecondsOf(event),
+        this.#secondsOfDay,
+        texts,
+        packet?.words,
+        packet?.slot,
+        packet?.data,
+      );
+    let end = line(out.end);
+    if (end < 0) {
+      out.room(-end);
+      end = line(out.end);
+    }
+    out.end = end;
   }
 
   /** The line of `event` as a string ('\n' included). */
   format(event: NetworkEvent): string {
-    this.write(event, this.scratch);
-    const line = this.scratch.take().toString();
-    this.scratch.recycle();
+    this.write(event, this.#scratch);
+    const line = this.#scratch.take().toString();
+    this.#scratch.recycle();
     return line;
   }
 
-  /** The ingress interface's name: the record's for IPFIX (OVS names it), else the node's for the ifindex. */
-  private interfaceText(event: NetworkEvent): string {
-    const record = event.ipfix;
-    const name = record === undefined ? this.interfaceName(event.iifindex) : record.packet.ingressInterfaceName;
-    if (name === undefined) return record === undefined ? `if${event.iifindex}` : '-';
-    let text = this.interfaces.get(name);
-    if (text === undefined) {
-      if (this.interfaces.size >= MAX_INTERFACE_NAMES) this.interfaces.clear();
-      text = escapeControl(name);
-      this.interfaces.set(name, text);
+  /** The id of the event's texts, set natively the first time they are met. */
+  #textsId(event: NetworkEvent, iface: string): number {
+    let bySrc = this.#textsIds.get(event.chain);
+    if (bySrc === undefined) this.#textsIds.set(event.chain, (bySrc = new Map<unknown, Map<unknown, Map<string, number>>>()));
+    const src = event.src ?? event.fields.src;
+    let byDst = bySrc.get(src);
+    if (byDst === undefined) bySrc.set(src, (byDst = new Map<unknown, Map<string, number>>()));
+    const dst = event.dst ?? event.fields.dst;
+    let byInterface = byDst.get(dst);
+    if (byInterface === undefined) byDst.set(dst, (byInterface = new Map<string, number>()));
+    let id = byInterface.get(iface);
+    if (id === undefined) {
+      if (this.#nextTexts === MAX_TEXTS) {
+        // Made-up chains, pods and names must not grow the table without end: start over.
+        this.#writer.clearTexts();
+        this.#textsIds = new WeakMap();
+        this.#nextTexts = 0;
+        return this.#textsId(event, iface);
+      }
+      id = this.#nextTexts++;
+      const texts = humanTextsOf(event);
+      this.#writer.setTexts(id, texts.verdict, texts.policy, texts.namespace, texts.sides, iface, texts.sentence);
+      byInterface.set(iface, id);
     }
-    return text;
+    return id;
   }
 
-  /** `value` padded to its column's width, which grows to fit it. */
-  private column(index: number, value: string): string {
-    const width = (this.widths[index] = Math.min(MAX_COLUMN, Math.max(this.widths[index]!, value.length)));
-    return value.length < width ? value + ' '.repeat(width - value.length) : value;
+  /** The ingress interface's name: the record's for IPFIX (OVS names it), else the node's for the ifindex. */
+  #interfaceText(event: NetworkEvent): string {
+    const record = event.ipfix;
+    if (record === undefined) return ifindexText(this.interfaceName(event.iifindex), event.iifindex);
+    const name = record.packet.ingressInterfaceName;
+    return name === undefined ? '-' : interfaceText(name);
   }
 }

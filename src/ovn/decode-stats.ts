@@ -27,13 +27,14 @@ export class DecodeCounters {
     'not-synced': 0,
   };
 
-  count(event: OvnSampleEvent): OvnSampleEvent {
+  /** Counts `times` decodes that answered `event`. */
+  count(event: OvnSampleEvent, times = 1): OvnSampleEvent {
     if (event.status === 'decoded') {
-      this.decoded++;
+      this.decoded += times;
     } else if (event.status === 'stale') {
-      this.stale[event.reason as OvnStaleReason]++;
+      this.stale[event.reason as OvnStaleReason] += times;
     } else {
-      this.unknown[event.reason as OvnUnknownReason]++;
+      this.unknown[event.reason as OvnUnknownReason] += times;
     }
     // ovn-controller's own drops (an OpenFlow table, datapath key 0) name no datapath to resolve.
     if (
@@ -42,7 +43,7 @@ export class DecodeCounters {
       event.status !== 'unknown' &&
       event.openflowTable === undefined
     ) {
-      this.unresolvedDatapaths++;
+      this.unresolvedDatapaths += times;
     }
     return event;
   }

@@ -174,6 +174,15 @@ export class OvnSampleDecoder extends EventEmitter<OvnSampleDecoderEvents> {
     return this.counters.count(event);
   }
 
+  /**
+   * Counts `times` more decodes that answered `event` (one of this decoder's answers), as decode()
+   * counts each: for a path that decodes a way's cookies once and sees many packets take it
+   * (watch's native lines), so the stats count samples whichever path read them.
+   */
+  countAgain(event: OvnSampleEvent, times: number): void {
+    this.counters.count(event, times);
+  }
+
   stats(): OvnDecoderStats {
     return { ...this.counters.snapshot(), resyncs: this.resyncs };
   }

@@ -5,7 +5,6 @@ import { encodePsample } from '../../src/index';
 import { addon, NATIVE_LITTLE_ENDIAN } from '../../src/native/binding';
 import type { NetworkEvent } from '../../src/events/network-event';
 import { JsonFormatter } from '../../src/output/event-json';
-import { packetTuple } from '../../src/output/packet-forms';
 import { PACKET_FIELD_WORDS } from '../../src/native/abi.generated';
 import { packetFields, PacketFieldsView, type PacketFields } from '../../src/packet/fields';
 import { decodePacket, type DecodedPacket } from '../../src/packet/index.js';
@@ -19,6 +18,12 @@ import { capturedFrames, craftedFrames } from './packet-frames.js';
 // The old TypeScript forms are kept here as the references.
 
 const PROTOCOL_NAMES: Readonly<Record<number, string>> = { 1: 'ICMP', 6: 'TCP', 17: 'UDP', 58: 'ICMPv6', 132: 'SCTP' };
+
+/** The human column's tuple as the native writers write it (native/packet/packet_text.h), from a packet's words. */
+function packetTuple(fields: PacketFields): string {
+  if (!(fields instanceof PacketFieldsView)) throw new Error('the tuple needs the packet decoded natively');
+  return addon.packetTuple(fields.words, fields.slot, fields.data);
+}
 
 /** The human column's tuple as src/output/packet-tuple.ts wrote it from decodePacket(). */
 function referenceTuple(packet: DecodedPacket): string {

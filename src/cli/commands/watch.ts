@@ -28,7 +28,7 @@ import {
 import { runUntilStopped } from '../stop';
 import { watchSummary, type WatchCounts } from '../watch-summary';
 import { nativeFlowsOf } from '../native-aggregate';
-import { nativeJsonLinesOf } from '../native-lines';
+import { nativeEventLinesOf } from '../native-lines';
 
 type WatchFormat = 'human' | 'observ' | 'json';
 
@@ -87,8 +87,8 @@ export function watchCommand(): Command {
     const aggregate = aggregateOptions(flags, command.getOptionValueSource('format') === 'cli' ? flags.format : undefined);
     // watch --aggregate's psample packets are grouped and summed natively unless --count needs each packet.
     const nativeAggregate = aggregate !== undefined && limit === Infinity;
-    // watch --format json's psample lines are grouped and written natively unless pcapng needs each packet.
-    const nativeLines = aggregate === undefined && flags.format === 'json' && flags.pcapng === undefined;
+    // watch's JSON and human psample lines are grouped and written natively unless pcapng needs each packet.
+    const nativeLines = aggregate === undefined && flags.format !== 'observ' && flags.pcapng === undefined;
     const options = { ...pipelineOptions(flags, groups), ownPsampleBatches: nativeAggregate || nativeLines };
     const metricsAddress = flags.metrics === undefined ? undefined : parseListenAddress(flags.metrics);
     const accept = eventPredicate(flags);
@@ -190,9 +190,21 @@ export function watchCommand(): Command {
               log,
             )
           : undefined;
-      const jsonLines =
+      const nativeEventLines =
         nativeLines && output !== undefined && started.socket !== undefined
-          ? nativeJsonLinesOf(started, output, options.groupWindowMs, flags.port !== undefined, limit, counts, accept, metrics, stop, log)
+          ? nativeEventLinesOf(
+              started,
+              output,
+              flags.format === 'json' ? { kind: 'json' } : { kind: 'human', color },
+              options.groupWindowMs,
+              flags.port !== undefined,
+              limit,
+              counts,
+              accept,
+              metrics,
+              stop,
+              log,
+            )
           : undefined;
       const lines = output === undefined || flows !== undefined ? undefined : new EventLines(formatter, output);
       readiness.check();
@@ -243,9 +255,9 @@ export function watchCommand(): Command {
               started.socket?.close();
               flows?.stop();
             }
-            if (jsonLines !== undefined) {
+            if (nativeEventLines !== undefined) {
               started.socket?.close();
-              jsonLines.release(true);
+              nativeEventLines.release(true);
             }
           } finally {
             await started.close();
@@ -256,7 +268,7 @@ export function watchCommand(): Command {
             flows?.stop();
           } finally {
             native?.close();
-            jsonLines?.close();
+            nativeEventLines?.close();
           }
           lines?.flush();
           await closeOutputs();

@@ -6,13 +6,13 @@ import { compileFilter, type NetworkEventFilter } from '../../src/events/filter'
 import { OvnPsampleMetrics } from '../../src/metrics/metrics';
 import { JsonFormatter } from '../../src/output/event-json';
 import { LineBuffer } from '../../src/output/line-buffer';
-import { NativeJsonLines, type NativeJsonLinesOptions } from '../../src/output/native-json-lines';
+import { NativeEventLines, type NativeEventLinesOptions } from '../../src/output/native-event-lines';
 import { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
 import { batchOf, batchesOf, messagesOf, packetArb, T0 } from '../events/support/random-packets';
 
 // watch --format json's native lines against the per-packet path they replace: the same batches
-// through NetworkEventAssembler + watch's counting + JsonFormatter, and through NativeJsonLines,
+// through NetworkEventAssembler + watch's counting + JsonFormatter, and through NativeEventLines,
 // must write the same bytes and give the same counts and metrics. The clock is vitest's: both
 // paths see the same time, and packets leave their window only when the test moves it.
 
@@ -72,9 +72,10 @@ async function native(deliveries: readonly Delivery[], windowMs: number, filter:
   const metrics = new OvnPsampleMetrics();
   const written: Buffer[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines: NativeJsonLines = new NativeJsonLines({
+  const lines: NativeEventLines = new NativeEventLines({
     assembler: new NetworkEventAssembler({ groupWindowMs: windowMs }),
     groupWindowMs: windowMs,
+    format: { kind: 'json' },
     bySourcePort: filter.port !== undefined,
     interfaceName,
     accept: compileFilter(filter),
@@ -122,13 +123,14 @@ it('writes the bytes, counts and metrics of the per-packet path (random packets,
 
 /** Native lines without a grouping window, filter or limit (but what `options` says), counting into `counts`. */
 function linesWithoutWindow(
-  write: NativeJsonLinesOptions['write'],
-  counts: NativeJsonLinesOptions['counts'],
-  options: Partial<NativeJsonLinesOptions> = {},
-): NativeJsonLines {
-  return new NativeJsonLines({
+  write: NativeEventLinesOptions['write'],
+  counts: NativeEventLinesOptions['counts'],
+  options: Partial<NativeEventLinesOptions> = {},
+): NativeEventLines {
+  return new NativeEventLines({
     assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
     groupWindowMs: 0,
+    format: { kind: 'json' },
     bySourcePort: false,
     interfaceName,
     accept: () => true,
@@ -142,9 +144,10 @@ function linesWithoutWindow(
 
 it('writes a packet that waited out its window with no batch after it when the window passes', async () => {
   const written: string[] = [];
-  const lines: NativeJsonLines = new NativeJsonLines({
+  const lines: NativeEventLines = new NativeEventLines({
     assembler: new NetworkEventAssembler({ groupWindowMs: 50 }),
     groupWindowMs: 50,
+    format: { kind: 'json' },
     bySourcePort: false,
     interfaceName,
     accept: () => true,

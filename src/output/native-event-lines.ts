@@ -10,6 +10,7 @@ import { PacketFieldsView } from '../packet/fields';
 import type { PsampleBatch } from '../psample/batch';
 import { chainJsonOf } from './chain-json';
 import { interfaceJson } from './event-json';
+import { humanTextsOf, ifindexText, localSecondsOfDay } from './human-texts';
 import { LineBuffer } from './line-buffer';
 import { sharedJsonBytes } from './shared-json';
 
@@ -18,6 +19,7 @@ const COUNT = NativeWatchLinesClass.countSlot;
 const COUNT_SLOTS = NativeWatchLinesClass.countSlots;
 const RENDER = NativeWatchLinesClass.renderSlot;
 const NO_BYTES = new Uint8Array(0);
+const UNKNOWN = addon.HumanLineWriter.verdict.unknown;
 
 /** Lines written before they are handed on, when a release has more (as EventLines hands on). */
 const HAND_ON_BYTES = 64 * 1024;
@@ -32,7 +34,7 @@ export interface NativeLineCounts {
   filtered: number;
 }
 
-export interface NativeJsonLinesOptions {
+export interface NativeEventLinesOptions {
   /** Makes each route's chain as it makes a packet's (NetworkEventAssembler.chainOf). */
   readonly assembler: NetworkEventAssembler;
   /** Told when its answers change: the routes are made again. */
@@ -40,6 +42,8 @@ export interface NativeJsonLinesOptions {
   /** Its generation changing makes the routes again (an address may be another pod now). */
   readonly pods?: PodDirectory;
   readonly groupWindowMs: number;
+  /** watch's format: JSON lines, or the human line (coloured or not). */
+  readonly format: { readonly kind: 'json' } | { readonly kind: 'human'; readonly color: boolean };
   /** Keys the source port too (a --port filter reads it). */
   readonly bySourcePort: boolean;
   readonly interfaceName: (ifindex: number) => string | undefined;
@@ -57,18 +61,21 @@ export interface NativeJsonLinesOptions {
 }
 
 /**
- * `watch --format json`'s psample lines with nothing per packet in JavaScript
+ * `watch`'s psample lines, JSON or human, with nothing per packet in JavaScript
  * (native/render/watch_lines.h): a delivered batch is grouped natively, each released packet
  * given its route (group, interface, cookies, addresses, the fields a filter reads), and the
- * released packets' lines written in one call. A route's chain, endpoints, filter answer and JSON
- * pieces are made here once (the chain through the assembler's chainOf(), the pieces as
- * JsonFormatter makes them), and its packets counted into the metrics once per release
- * (observeCounts). The lines are byte for byte JsonFormatter's for the same packets.
+ * released packets' lines written in one call. A route's chain, endpoints, filter answer and its
+ * line's parts are made here once (the chain through the assembler's chainOf(); the JSON pieces as
+ * JsonFormatter makes them, the human texts as HumanFormatter does), and its packets counted
+ * into the metrics once per release (observeCounts). The lines are byte for byte JsonFormatter's
+ * or HumanFormatter's for the same packets.
  */
-export class NativeJsonLines {
+export class NativeEventLines {
   readonly #lines: NativeWatchLines;
-  readonly #options: NativeJsonLinesOptions;
+  readonly #options: NativeEventLinesOptions;
   readonly #routes = new Map<number, NativeFlow>();
+  /** Routes whose first packet's samples the decoder counted when the route's chain was made. */
+  readonly #decodedOnce = new WeakSet<NativeFlow>();
   readonly #numbers = new Float64Array(NativeWatchLinesClass.renderSlots);
   readonly #out = new LineBuffer();
   #malformedRecords = 0;
@@ -84,9 +91,15 @@ export class NativeJsonLines {
     this.#options.due();
   };
 
-  constructor(options: NativeJsonLinesOptions) {
+  constructor(options: NativeEventLinesOptions) {
     this.#options = options;
-    this.#lines = new NativeWatchLinesClass({ groupWindowMs: options.groupWindowMs, bySourcePort: options.bySourcePort });
+    const format = options.format;
+    this.#lines = new NativeWatchLinesClass({
+      groupWindowMs: options.groupWindowMs,
+      bySourcePort: options.bySourcePort,
+      format: format.kind,
+      color: format.kind === 'human' && format.color,
+    });
     this.#podsGeneration = options.pods?.generation ?? 0;
     options.decoder?.on('change', this.#changed);
   }
@@ -154,7 +167,16 @@ export class NativeJsonLines {
       this.#lines.render(end === out.buffer.length ? out.buffer : out.buffer.subarray(0, end), n);
       out.end = n[RENDER.at]!;
       if (n[RENDER.left] === 0) break;
+      const second = n[RENDER.clockSecond]!;
+      if (second >= 0) {
+        // A human line's second whose local time the native writer does not know yet: Date's.
+        this.#lines.setClock(second, localSecondsOfDay(second));
+        n[RENDER.at] = out.end;
+        continue;
+      }
       failure = this.#handOn(failure);
+      // Closed by the writer (the output went away): the rest of the release is dropped, as close() says.
+      if (this.#closed) break;
       out.room(n[RENDER.needed]!);
       n[RENDER.at] = out.end;
     }
@@ -163,16 +185,17 @@ export class NativeJsonLines {
     counts.shown += n[RENDER.shown]!;
     counts.filtered += n[RENDER.filtered]!;
     this.#malformedRecords = n[RENDER.malformedRecords]!;
+    if (this.#closed) {
+      if (failure !== undefined) throw failure.error;
+      return;
+    }
     const routeCounts = this.#lines.takeCounts();
     const metrics = this.#options.metrics;
-    if (metrics !== undefined) {
-      for (let at = 0; at < routeCounts.length; at += COUNT_SLOTS) {
-        metrics.observeCounts(
-          this.#routes.get(routeCounts[at + COUNT.id]!)!,
-          routeCounts[at + COUNT.sampledPackets]!,
-          routeCounts[at + COUNT.packets]!,
-        );
-      }
+    for (let at = 0; at < routeCounts.length; at += COUNT_SLOTS) {
+      const route = this.#routes.get(routeCounts[at + COUNT.id]!)!;
+      const sampledPackets = routeCounts[at + COUNT.sampledPackets]!;
+      this.#countDecodes(route, sampledPackets);
+      metrics?.observeCounts(route, sampledPackets, routeCounts[at + COUNT.packets]!);
     }
     if (n[RENDER.pending] === 0) {
       clearTimeout(this.#timer);
@@ -183,6 +206,18 @@ export class NativeJsonLines {
     }
     failure = this.#handOn(failure);
     if (failure !== undefined) throw failure.error;
+  }
+
+  /**
+   * The decoder's stats count every sample as the per-packet path decodes each: a route's chain
+   * decoded its cookies once (its first packet's), each of its other packets' samples is counted here.
+   */
+  #countDecodes(route: NativeFlow, sampledPackets: number): void {
+    const decoder = this.#options.decoder;
+    if (decoder === undefined) return;
+    const again = sampledPackets - (this.#decodedOnce.delete(route) ? 1 : 0);
+    if (again <= 0) return;
+    for (const step of route.chain) if (step.event !== undefined) decoder.countAgain(step.event, step.samples * again);
   }
 
   /** Hands the lines written on; a writer that throws loses neither the counts nor the lines after: its first error is thrown once the release is counted. */
@@ -209,7 +244,8 @@ export class NativeJsonLines {
   #refuse(keys: NativeRouteKeys, i: number): void {
     const route = this.#routes.get(keys[i] as number) ?? this.#routeOf(keys, i);
     route.accepted = false;
-    this.#lines.answer(route.id, false, NO_BYTES, NO_BYTES, undefined, undefined, undefined, undefined);
+    if (this.#options.format.kind === 'human') this.#lines.answerHuman(route.id, false, UNKNOWN, '', '', '', '', '');
+    else this.#lines.answer(route.id, false, NO_BYTES, NO_BYTES, undefined, undefined, undefined, undefined);
   }
 
   #answer(keys: NativeRouteKeys, i: number): void {
@@ -217,10 +253,26 @@ export class NativeJsonLines {
     const route = this.#routeOf(keys, i);
     const id = route.id;
     route.make(options.assembler, 0);
+    this.#decodedOnce.add(route);
     route.accepted = options.accept(route);
+    const iifindex = keys[i + 2] as number;
+    const iface = options.interfaceName(iifindex);
+    if (options.format.kind === 'human') {
+      const texts = humanTextsOf(route);
+      this.#lines.answerHuman(
+        id,
+        route.accepted,
+        texts.verdict,
+        texts.policy,
+        texts.namespace,
+        texts.sides,
+        ifindexText(iface, iifindex),
+        texts.sentence,
+      );
+      return;
+    }
     const datapath = route.datapath;
     const json = chainJsonOf(route);
-    const iface = options.interfaceName(keys[i + 2] as number);
     this.#lines.answer(
       id,
       route.accepted,

@@ -1,0 +1,270 @@
+import { performance } from 'node:perf_hooks';
+import fc from 'fast-check';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { NetworkEventAssembler } from '../../src/events/event-assembler';
+import { compileFilter, type NetworkEventFilter } from '../../src/events/filter';
+import { OvnPsampleMetrics } from '../../src/metrics/metrics';
+import { HumanFormatter } from '../../src/output/event-human';
+import { LineBuffer } from '../../src/output/line-buffer';
+import { NativeEventLines } from '../../src/output/native-event-lines';
+import type { PsampleBatch } from '../../src/psample/batch';
+import { tcpSyn } from '../cli/support/frames';
+import { batchesOf, batchOf, messagesOf, packetArb, T0 } from '../events/support/random-packets';
+
+// watch's human lines written natively per release (NativeEventLines, format human) against the
+// per-packet path (NetworkEventAssembler + watch's counting + HumanFormatter): the same batches
+// must write the same bytes and give the same counts and metrics, in colour or not, whatever the
+// interface names hold (control characters, non-ASCII, astral characters, more than 40 columns),
+// the columns widening across releases, in any time zone. The clock is vitest's.
+
+const savedTz = process.env.TZ;
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance', 'Date'] });
+  const fake = globalThis.performance;
+  vi.spyOn(performance, 'now').mockImplementation(() => fake.now());
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+  if (savedTz === undefined) delete process.env.TZ;
+  else process.env.TZ = savedTz;
+});
+
+/** A short name whose UTF-8, UTF-16 and code point lengths all differ; a name past 40 columns with every control character but tab. */
+const CONTROLS = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))
+  .filter((c) => c !== '\t')
+  .join('');
+const NAMES: readonly (string | undefined)[] = [undefined, 'e\u001b🚀ü→\t', `veth-${'x'.repeat(8)}${CONTROLS}\u007f-🚀`];
+const interfaceName = (ifindex: number): string | undefined => NAMES[ifindex % NAMES.length];
+
+interface Run {
+  readonly lines: string;
+  readonly counts: { packets: number; shown: number; filtered: number };
+  readonly metrics: string;
+}
+
+interface Delivery {
+  readonly batch: PsampleBatch;
+  readonly afterMs: number;
+}
+
+interface Case {
+  readonly windowMs: number;
+  readonly filter: NetworkEventFilter;
+  readonly limit: number;
+  readonly color: boolean;
+}
+
+async function perPacket(deliveries: readonly Delivery[], c: Case): Promise<Run> {
+  const assembler = new NetworkEventAssembler({ groupWindowMs: c.windowMs });
+  const formatter = new HumanFormatter(c.color, interfaceName);
+  const metrics = new OvnPsampleMetrics();
+  const accept = compileFilter(c.filter);
+  const out = new LineBuffer();
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  // watch's listener (src/cli/commands/watch.ts).
+  assembler.on('event', (event) => {
+    counts.packets++;
+    metrics.observe(event);
+    if (counts.shown >= c.limit) return;
+    if (!accept(event)) {
+      counts.filtered++;
+      return;
+    }
+    counts.shown++;
+    formatter.write(event, out);
+  });
+  for (const d of deliveries) {
+    await vi.advanceTimersByTimeAsync(d.afterMs);
+    assembler.pushBatch(d.batch);
+  }
+  assembler.close();
+  return { lines: out.take().toString(), counts, metrics: await metrics.registry.metrics() };
+}
+
+async function native(deliveries: readonly Delivery[], c: Case): Promise<Run> {
+  const metrics = new OvnPsampleMetrics();
+  const written: Buffer[] = [];
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  const lines: NativeEventLines = new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: c.windowMs }),
+    groupWindowMs: c.windowMs,
+    format: { kind: 'human', color: c.color },
+    bySourcePort: c.filter.port !== undefined,
+    interfaceName,
+    accept: compileFilter(c.filter),
+    metrics,
+    limit: c.limit,
+    counts,
+    write: (bytes) => written.push(Buffer.from(bytes)) > 0,
+    due: () => lines.release(false),
+  });
+  for (const d of deliveries) {
+    await vi.advanceTimersByTimeAsync(d.afterMs);
+    lines.add(d.batch);
+  }
+  lines.release(true);
+  lines.close();
+  return { lines: Buffer.concat(written).toString(), counts, metrics: await metrics.registry.metrics() };
+}
+
+const filters: NetworkEventFilter[] = [{}, { port: [80] }, { proto: ['udp'] }, { src: ['10.0.0.1'] }];
+
+const deliveriesArb = fc
+  .tuple(
+    fc.array(packetArb, { minLength: 1, maxLength: 30 }),
+    fc.array(fc.nat(200), { maxLength: 5 }),
+    fc.array(fc.constantFrom(0, 10, 49, 50, 51, 120), { minLength: 6, maxLength: 6 }),
+  )
+  .map(([packets, cuts, gaps]) => batchesOf(messagesOf(packets), cuts).map((batch, i) => ({ batch, afterMs: gaps[i % gaps.length]! })));
+
+const caseArb = fc.record({
+  windowMs: fc.constantFrom(0, 50),
+  filter: fc.constantFrom(...filters),
+  limit: fc.constantFrom(Infinity, 1, 3, 10),
+  color: fc.boolean(),
+});
+
+for (const tz of ['UTC', 'Asia/Kolkata', 'America/St_Johns']) {
+  it(`writes the bytes, counts and metrics of the per-packet path (TZ=${tz}; colour or not, hostile and long interface names, batch cuts, the window, filters, --count)`, async () => {
+    process.env.TZ = tz;
+    await fc.assert(
+      fc.asyncProperty(deliveriesArb, caseArb, async (deliveries, c) => {
+        const expected = await perPacket(deliveries, c);
+        const actual = await native(deliveries, c);
+        if (Object.keys(c.filter).length === 0) expect(expected.lines).not.toBe('');
+        expect(actual.lines).toBe(expected.lines);
+        expect(actual.counts).toEqual(expected.counts);
+        expect(actual.metrics).toBe(expected.metrics);
+      }),
+      { numRuns: tz === 'UTC' ? 100 : 30 },
+    );
+  });
+}
+
+it('a writer that throws mid-release (the reader of the output went away) loses no count; the parts after it are written whole, the columns as wide as before (the per-event bytes)', () => {
+  const written: string[] = [];
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  const lines = new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    format: { kind: 'human', color: false },
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts,
+    write: (bytes) => {
+      if (written.push(bytes.toString()) === 1) throw new Error('write EPIPE');
+      return true;
+    },
+    due: () => undefined,
+  });
+  const messages = Array.from({ length: 1500 }, (_, i) => ({
+    group: 7,
+    iifindex: i % 3,
+    proto: 0x800,
+    data: tcpSyn({ src: '10.0.0.1', dst: `10.0.${i >> 8}.${i & 0xff}`, srcPort: 1000 + i, dstPort: 80 }),
+    timestampNs: T0 + BigInt(i),
+  }));
+  expect(() => lines.add(batchOf(messages))).toThrow('write EPIPE');
+  expect(counts).toEqual({ packets: 1500, shown: 1500, filtered: 0 });
+  expect(written.length).toBeGreaterThan(2);
+  // Every line whole and as the per-event writer writes it: the widths went on across the parts.
+  const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
+  const formatter = new HumanFormatter(false, interfaceName);
+  const out = new LineBuffer();
+  assembler.on('event', (event) => formatter.write(event, out));
+  assembler.pushBatch(batchOf(messages));
+  assembler.close();
+  expect(written.join('')).toBe(out.take().toString());
+  lines.close();
+});
+
+it('a writer that closes the lines mid-release (the output went away): the release stops there, nothing throws, what was written was counted, later deliveries are ignored', () => {
+  const written: string[] = [];
+  const counts = { packets: 0, shown: 0, filtered: 0 };
+  const lines: NativeEventLines = new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    format: { kind: 'human', color: true },
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts,
+    write: (bytes) => {
+      written.push(bytes.toString());
+      lines.close();
+      return true;
+    },
+    due: () => undefined,
+  });
+  const batch = (): PsampleBatch =>
+    batchOf(
+      Array.from({ length: 1500 }, (_, i) => ({
+        group: 7,
+        proto: 0x800,
+        data: tcpSyn({ src: '10.0.0.1', dst: `10.0.${i >> 8}.${i & 0xff}`, srcPort: 1000 + i, dstPort: 80 }),
+        timestampNs: T0 + BigInt(i),
+      })),
+    );
+  lines.add(batch());
+  expect(lines.closed).toBe(true);
+  expect(written).toHaveLength(1);
+  const shown = written[0]!.split('\n').length - 1;
+  expect(shown).toBeGreaterThan(0);
+  expect(shown).toBeLessThan(1500);
+  // Every released packet was judged before the hand-on that closed them; the lines written are whole.
+  expect(counts.shown).toBeGreaterThanOrEqual(shown);
+  expect(written[0]!.endsWith('\n')).toBe(true);
+  lines.add(batch());
+  expect(written).toHaveLength(1);
+});
+
+it('more distinct texts than either writer keeps (per-event texts, per-release routes) start over without a changed byte', () => {
+  const count = 66_000;
+  const batches: PsampleBatch[] = [];
+  for (let from = 0; from < count; from += 1000) {
+    batches.push(
+      batchOf(
+        Array.from({ length: 1000 }, (_, k) => {
+          const i = from + k;
+          return {
+            group: 7,
+            iifindex: i % 3,
+            proto: 0x800,
+            data: tcpSyn({ src: '10.0.0.1', dst: `10.${i >> 16}.${(i >> 8) & 0xff}.${i & 0xff}`, srcPort: 1000, dstPort: 80 }),
+            timestampNs: T0 + BigInt(i) * 1_000_000n,
+          };
+        }),
+      ),
+    );
+  }
+  const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
+  const formatter = new HumanFormatter(false, interfaceName);
+  const out = new LineBuffer();
+  assembler.on('event', (event) => formatter.write(event, out));
+  for (const batch of batches) assembler.pushBatch(batch);
+  assembler.close();
+  const perEvent = out.take().toString();
+
+  const written: Buffer[] = [];
+  const lines = new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    format: { kind: 'human', color: false },
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts: { packets: 0, shown: 0, filtered: 0 },
+    write: (bytes) => written.push(Buffer.from(bytes)) > 0,
+    due: () => undefined,
+  });
+  for (const batch of batches) lines.add(batch);
+  lines.close();
+  const perRelease = Buffer.concat(written).toString();
+  expect(perEvent.split('\n')).toHaveLength(count + 1);
+  expect(perRelease).toBe(perEvent);
+});
