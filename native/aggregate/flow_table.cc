@@ -47,7 +47,7 @@ void FlowTable::complete(const GroupedPacket& packet) {
     flow.group = packet.group;
     flow.cookies = packet.cookies;
     std::copy(packet.words, packet.words + word::kWords, flow.words);
-    flow.texts = packet.texts;
+    append_address_texts(packet, flow.words, flow.texts);
   }
   NativeFlow& flow = flows_[found->second];
   if (flow.sampled_packets == 0) {
