@@ -20,6 +20,35 @@ bool SharedFlowTable::consume(const SampleBatch& batch) {
   return true;
 }
 
+bool SharedFlowTable::open_run() {
+  mutex_.lock();
+  if (!table_) {
+    mutex_.unlock();
+    return false;
+  }
+  run_now_ms_ = monotonic_ms();
+  run_wall_ms_ = wall_ms();
+  table_->start_run(run_now_ms_);
+  return true;
+}
+
+void SharedFlowTable::take(const Message& m, const uint8_t* source) {
+  if (m.kind != MessageKind::kSample) return;  // group events are skipped, as the per-packet path skips them
+  SampleToGroup sample;
+  sample.data = source + m.data.offset;
+  sample.data_length = m.data.length;
+  sample.cookie = source + m.user_cookie.offset;
+  sample.cookie_length = m.user_cookie.length;
+  sample.group = m.group;
+  sample.rate = m.rate;
+  sample.probability = m.probability;
+  sample.proto = m.proto;
+  sample.kernel_ns = m.timestamp;
+  table_->add(sample, run_now_ms_, run_wall_ms_);
+}
+
+void SharedFlowTable::close_run() { mutex_.unlock(); }
+
 size_t SharedFlowTable::add(const Batch& batch, uint32_t count) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!table_) return 0;
