@@ -199,7 +199,7 @@ void PacketGrouper::take(const SampleToGroup& s, double now_ms, double wall_ms, 
     packet->samples = 0;
     packet->cookies.clear();
     // Decoded once per packet, not per sample: the packet's later samples carry the same bytes.
-    store_fields(decode_packet(s.data, s.data_length, s.proto), s.proto, packet->words, no_texts_,
+    store_fields(decode_packet(s.data, s.data_length, s.proto), s.proto, hash, packet->words, no_texts_,
                  AddressForm::kBytes);
     if (keep_first_record_ && record != nullptr) {
       packet->record.assign(batch->base + record->at, batch->base + record->at + record_extent(*batch, *record));

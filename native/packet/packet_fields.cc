@@ -158,6 +158,11 @@ uint32_t packet_hash(const uint8_t* data, size_t length) {
 }
 
 void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t* w, std::string& texts, AddressForm form) {
+  store_fields(p, proto, packet_hash(p.data, p.length), w, texts, form);
+}
+
+void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t hash, uint32_t* w, std::string& texts,
+                  AddressForm form) {
   w[kFlags] = kPacketFlagDecoded | (p.raw_link ? kPacketFlagRawLink : 0) | (p.truncated ? kPacketFlagTruncated : 0) |
               (p.malformed ? kPacketFlagMalformed : 0) | (p.arp_addresses ? kPacketFlagArpAddresses : 0) |
               (p.icmp_echo ? kPacketFlagIcmpEcho : 0) | (p.icmpv6_target ? kPacketFlagIcmpv6Target : 0) |
@@ -178,7 +183,7 @@ void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t* w, std::stri
   w[kFragmentOffset] = p.fragment_offset;
   w[kSrcText] = address_word(p, 0, texts, form);
   w[kDstText] = address_word(p, 1, texts, form);
-  w[kHash] = packet_hash(p.data, p.length);
+  w[kHash] = hash;
   w[kProto] = proto;
   w[kVlan] = p.vlan_count > 0 ? read_u16(p.data, 14) : 0;
   w[kNetworkOffset] = static_cast<uint32_t>(p.network_offset);

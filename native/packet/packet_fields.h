@@ -97,6 +97,9 @@ enum class AddressForm { kText, kBytes };
 // appended to `texts` (with AddressForm::kText).
 void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t* words, std::string& texts,
                   AddressForm form = AddressForm::kText);
+// The same, for a caller that hashed the packet's data already (packet_hash).
+void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t hash, uint32_t* words, std::string& texts,
+                  AddressForm form);
 
 // The decoded packet a slot holds, its bytes `data`. The words may come from anyone (JavaScript
 // can write them): when they do not describe headers inside `data` and of its length, the packet
