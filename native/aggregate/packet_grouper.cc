@@ -87,6 +87,20 @@ void append_address_texts(const GroupedPacket& packet, uint32_t* words, std::str
   words[word::kDstText] = static_cast<uint32_t>((start + src_length) << 8 | dst_length);
 }
 
+SampleToGroup sample_to_group(const Message& m, const uint8_t* source) {
+  SampleToGroup sample;
+  sample.data = source + m.data.offset;
+  sample.data_length = m.data.length;
+  sample.cookie = source + m.user_cookie.offset;
+  sample.cookie_length = m.user_cookie.length;
+  sample.group = m.group;
+  sample.rate = m.rate;
+  sample.probability = m.probability;
+  sample.proto = m.proto;
+  sample.kernel_ns = m.timestamp;
+  return sample;
+}
+
 bool PacketGrouper::near(const GroupedPacket& p, int64_t datapath_key, double time_ns) const {
   // In doubles, as the TypeScript grouper compares them, so both agree at the window's edge.
   const double gap = time_ns - p.time_ns;

@@ -16,6 +16,7 @@
 
 #include "packet/packet_fields.h"
 #include "wire/batch_record.h"
+#include "wire/psample_parser.h"
 
 namespace ovnpsample {
 
@@ -32,6 +33,9 @@ struct SampleToGroup {
   uint16_t proto = 0;
   uint64_t kernel_ns = 0;  // 0: the kernel gave no time (before 5.13)
 };
+
+// A parsed psample sample (MessageKind::kSample), its ranges in `source` (its datagram).
+SampleToGroup sample_to_group(const Message& m, const uint8_t* source);
 
 // A packet: its samples grouped. Slots are reused: their strings keep their room.
 struct GroupedPacket {

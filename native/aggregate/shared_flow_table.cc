@@ -34,17 +34,7 @@ bool SharedFlowTable::open_run() {
 
 void SharedFlowTable::take(const Message& m, const uint8_t* source) {
   if (m.kind != MessageKind::kSample) return;  // group events are skipped, as the per-packet path skips them
-  SampleToGroup sample;
-  sample.data = source + m.data.offset;
-  sample.data_length = m.data.length;
-  sample.cookie = source + m.user_cookie.offset;
-  sample.cookie_length = m.user_cookie.length;
-  sample.group = m.group;
-  sample.rate = m.rate;
-  sample.probability = m.probability;
-  sample.proto = m.proto;
-  sample.kernel_ns = m.timestamp;
-  table_->add(sample, run_now_ms_, run_wall_ms_);
+  table_->add(sample_to_group(m, source), run_now_ms_, run_wall_ms_);
 }
 
 void SharedFlowTable::close_run() { mutex_.unlock(); }
