@@ -189,7 +189,8 @@ void PacketGrouper::take(const SampleToGroup& s, double now_ms, double wall_ms, 
   int64_t repeat = -1;
   if (grouping && previous_ >= 0 && static_cast<uint64_t>(previous_) >= head_serial_ && previous_proto_ == s.proto) {
     const GroupedPacket& p = at(static_cast<uint64_t>(previous_));
-    if (p.bytes.size() == s.data_length && (s.data_length == 0 || std::memcmp(p.bytes.data(), s.data, s.data_length) == 0))
+    if (p.bytes.size() == s.data_length &&
+        (s.data_length == 0 || std::memcmp(p.bytes.data(), s.data, s.data_length) == 0))
       repeat = previous_;
   }
   previous_proto_ = s.proto;

@@ -1,7 +1,8 @@
-// watch --aggregate's flow table between two threads: the psample reader thread adds each batch as
-// it reads it (BatchConsumer), JavaScript drains it on a timer. One mutex between them; the reader
-// waits out a drain, which its socket's receive buffer absorbs (and JavaScript one read's run). Both read the one clock kept here:
-// deadlines on the monotonic clock, the system's for samples without a kernel time.
+// watch --aggregate's flow table between two threads: the psample reader thread adds each read's
+// samples as it reads them (BatchConsumer), JavaScript drains it on a timer. One mutex between
+// them; the reader waits out a drain, which its socket's receive buffer absorbs, and a drain
+// waits out one read's run. Both read the one clock kept here: deadlines on the monotonic clock,
+// the system's for samples without a kernel time.
 #pragma once
 
 #include <cstdint>

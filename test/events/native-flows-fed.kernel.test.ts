@@ -173,7 +173,10 @@ it('lying attribute lengths and other groups among the fed samples: each counted
   const run = fed(socket);
   flows = run.flows;
   const good = burst(300);
-  const otherGroup = encodePsample({ group: 2, proto: 0x800, data: new Uint8Array(64), userCookie: new Uint8Array(8) }, { familyId: FAMILY });
+  const otherGroup = encodePsample(
+    { group: 2, proto: 0x800, data: new Uint8Array(64), userCookie: new Uint8Array(8) },
+    { familyId: FAMILY },
+  );
   // The kernel's filter passes a datagram of several messages whole: the other group's message is userspace's to filter.
   const together = (...parts: Uint8Array[]): Uint8Array => Uint8Array.from(Buffer.concat(parts));
   const messages = good.map((m, i) => (i % 3 === 0 ? together(m, lyingDataLength(m)) : i % 3 === 1 ? together(m, otherGroup) : m));
