@@ -22,6 +22,16 @@ void FlowTable::add(const Batch& batch, uint32_t count, double now_ms, double wa
   if (options_.group_window_ms <= 0) release(PacketGrouper::kForever);
 }
 
+void FlowTable::start_run(double now_ms) {
+  release(now_ms);
+  grouper_.start_run();
+}
+
+void FlowTable::add(const SampleToGroup& sample, double now_ms, double wall_ms) {
+  grouper_.add(sample, now_ms, wall_ms);
+  if (options_.group_window_ms <= 0) release(PacketGrouper::kForever);
+}
+
 void FlowTable::release(double now_ms) {
   grouper_.release(now_ms, [this](const GroupedPacket& packet) { complete(packet); });
 }
@@ -47,7 +57,7 @@ void FlowTable::complete(const GroupedPacket& packet) {
     flow.group = packet.group;
     flow.cookies = packet.cookies;
     std::copy(packet.words, packet.words + word::kWords, flow.words);
-    flow.texts = packet.texts;
+    append_address_texts(packet, flow.words, flow.texts);
   }
   NativeFlow& flow = flows_[found->second];
   if (flow.sampled_packets == 0) {

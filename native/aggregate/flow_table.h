@@ -91,6 +91,12 @@ class FlowTable {
   // `now_ms` are completed first.
   void add(const Batch& batch, uint32_t count, double now_ms, double wall_ms);
 
+  // Samples that are not in a batch (the reader thread's, straight from its receive buffers):
+  // start_run() completes the packets whose window passed by `now_ms` and starts a run (as a
+  // batch is one, packet_grouper.h); add() groups one sample of it.
+  void start_run(double now_ms);
+  void add(const SampleToGroup& sample, double now_ms, double wall_ms);
+
   // Completes the packets whose window passed by `now_ms` (all of them when `final`), then calls
   // visit(const NativeFlow&) for each flow touched since the last drain, in the order they were
   // first touched (marking it announced after the call), and clears their counts. With

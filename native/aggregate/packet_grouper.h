@@ -16,8 +16,26 @@
 
 #include "packet/packet_fields.h"
 #include "wire/batch_record.h"
+#include "wire/psample_parser.h"
 
 namespace ovnpsample {
+
+// One sample as the grouper reads it, wherever it lies: a batch's record, or a message in the
+// reader thread's receive buffer (fed mode, aggregate/shared_flow_table.h).
+struct SampleToGroup {
+  const uint8_t* data = nullptr;
+  uint32_t data_length = 0;
+  const uint8_t* cookie = nullptr;
+  uint32_t cookie_length = 0;
+  uint32_t group = 0;
+  uint32_t rate = 0;
+  bool probability = false;
+  uint16_t proto = 0;
+  uint64_t kernel_ns = 0;  // 0: the kernel gave no time (before 5.13)
+};
+
+// A parsed psample sample (MessageKind::kSample), its ranges in `source` (its datagram).
+SampleToGroup sample_to_group(const Message& m, const uint8_t* source);
 
 // A packet: its samples grouped. Slots are reused: their strings keep their room.
 struct GroupedPacket {
@@ -34,9 +52,10 @@ struct GroupedPacket {
   uint32_t samples = 0;
   // Each sample's cookie in order: its length (u32, host order), then its bytes (none: length 0).
   std::string cookies;
-  // The first sample's decoded fields; its srcText and dstText point into `texts`.
+  // The first sample's decoded fields; its srcText and dstText say where the addresses lie in
+  // `bytes` (AddressForm::kBytes): their text is made only where a new flow or route needs it
+  // (append_address_texts).
   uint32_t words[packet_fields::kWords] = {};
-  std::string texts;
   // When the grouper keeps them: the first sample's batch record, whole (its offsets count from
   // its start, so read_record reads it at 0), its batch's byte order, and when its batch arrived
   // (epoch ms: the time of a sample without the kernel's).
@@ -52,9 +71,15 @@ struct GroupedPacket {
 
 // Appends to `key` what tells one grouped packet's way from another's, for watch's routes and
 // --aggregate's flows alike: the caller's own word, then the group, the link and network kinds,
-// protocol, destination port, the source port when asked, where the source address's text ends,
-// the addresses' texts and the cookies.
+// protocol, destination port, the source port when asked, the addresses' sizes and bytes, and the
+// cookies. Keying on the bytes parts packets as keying on the addresses' text would: the text is
+// one-to-one with the bytes (RFC 5952 is canonical), and the kinds tell IPv4 from IPv6.
 void append_packet_key(std::string& key, const GroupedPacket& packet, uint32_t own_word, bool by_source_port);
+
+// Appends the packet's source then destination address text to `texts` (empty for none) and sets
+// words' srcText to the source's length and dstText to its start << 8 | its length, as a flow or
+// route carries them to JavaScript.
+void append_address_texts(const GroupedPacket& packet, uint32_t* words, std::string& texts);
 
 class PacketGrouper {
  public:
@@ -71,6 +96,12 @@ class PacketGrouper {
   // a packet whose window passed takes no more samples. Without a window every packet is ready at
   // once.
   void add(const Batch& batch, uint32_t count, double now_ms, double wall_ms);
+
+  // One sample that is not in a batch (a packet keeps no record of it), as add() groups a batch's:
+  // the samples between two start_run() calls are one run, as a batch's are (a sample with the
+  // previous one's bytes joins its packet without a search).
+  void start_run() { previous_ = -1; }
+  void add(const SampleToGroup& sample, double now_ms, double wall_ms);
 
   // Calls released(const GroupedPacket&) for each packet whose deadline is not after `now_ms`
   // (kForever: every packet), oldest first. The reference is valid during the call only.
@@ -106,6 +137,8 @@ class PacketGrouper {
   }
   // A slot at the end of the queue, for the packet with serial head_serial_ + pending().
   GroupedPacket& push();
+  // Groups one sample; `record` (with its batch) is kept as the first sample's when it starts a packet.
+  void take(const SampleToGroup& sample, double now_ms, double wall_ms, const Batch* batch, const Record* record);
   // Chains the packet `serial` at the end of its bucket.
   void chain(uint64_t serial);
   void grow_buckets();
@@ -126,9 +159,12 @@ class PacketGrouper {
 
   double malformed_records_ = 0;
 
-  // The batch's decoded fields, kept between batches for their room.
-  std::vector<uint32_t> words_;
-  std::string texts_;
+  // The packet the run's previous sample went to (-1: none), and that sample's PROTO: OVN's samples
+  // of one packet come together.
+  int64_t previous_ = -1;
+  uint16_t previous_proto_ = 0;
+  // store_fields' text output, unused with AddressForm::kBytes.
+  std::string no_texts_;
 };
 
 }  // namespace ovnpsample

@@ -20,6 +20,25 @@ bool SharedFlowTable::consume(const SampleBatch& batch) {
   return true;
 }
 
+bool SharedFlowTable::open_run() {
+  mutex_.lock();
+  if (!table_) {
+    mutex_.unlock();
+    return false;
+  }
+  run_now_ms_ = monotonic_ms();
+  run_wall_ms_ = wall_ms();
+  table_->start_run(run_now_ms_);
+  return true;
+}
+
+void SharedFlowTable::take(const Message& m, const uint8_t* source) {
+  if (m.kind != MessageKind::kSample) return;  // group events are skipped, as the per-packet path skips them
+  table_->add(sample_to_group(m, source), run_now_ms_, run_wall_ms_);
+}
+
+void SharedFlowTable::close_run() { mutex_.unlock(); }
+
 size_t SharedFlowTable::add(const Batch& batch, uint32_t count) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!table_) return 0;

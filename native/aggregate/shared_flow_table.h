@@ -1,7 +1,8 @@
-// watch --aggregate's flow table between two threads: the psample reader thread adds each batch as
-// it reads it (BatchConsumer), JavaScript drains it on a timer. One mutex between them; the reader
-// waits out a drain, which its socket's receive buffer absorbs. Both read the one clock kept here:
-// deadlines on the monotonic clock, the system's for samples without a kernel time.
+// watch --aggregate's flow table between two threads: the psample reader thread adds each read's
+// samples as it reads them (BatchConsumer), JavaScript drains it on a timer. One mutex between
+// them; the reader waits out a drain, which its socket's receive buffer absorbs, and a drain
+// waits out one read's run. Both read the one clock kept here: deadlines on the monotonic clock,
+// the system's for samples without a kernel time.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,10 @@ class SharedFlowTable final : public BatchConsumer {
   explicit SharedFlowTable(const FlowTableOptions& options) : table_(std::in_place, options) {}
 
   bool consume(const SampleBatch& batch) override;
+  // The run holds the mutex from open_run() to close_run(), and one moment for all its samples.
+  bool open_run() override;
+  void take(const Message& message, const uint8_t* source) override;
+  void close_run() override;
 
   // A batch JavaScript holds; returns the packets waiting in the grouping window (0 once closed).
   size_t add(const Batch& batch, uint32_t count);
@@ -44,6 +49,9 @@ class SharedFlowTable final : public BatchConsumer {
 
   mutable std::mutex mutex_;
   std::optional<FlowTable> table_;  // empty once closed
+  // The open run's moment.
+  double run_now_ms_ = 0;
+  double run_wall_ms_ = 0;
 };
 
 }  // namespace ovnpsample

@@ -5,7 +5,9 @@
 // says, then drained whole. Traps when, with intact batches, the samples drained (in flows and in
 // overflow) are not the samples appended, when a packet stays pending after the final drain, when
 // the table holds more flows than its cap or a drained flow has no packet; AddressSanitizer traps
-// any read outside a batch.
+// any read outside a batch. A second table is fed each datagram's samples straight from it, one
+// run per datagram, as the reader thread feeds it (FlowTable::start_run, sample_to_group): with
+// intact batches it must drain the same flows, keys and counts, drain by drain.
 //
 // Input format:
 //   byte 0   the grouping window in ms (0: every sample is a packet)
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "aggregate/flow_table.h"
@@ -39,6 +42,7 @@ using namespace ovnpsample;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   constexpr size_t kHeader = 4;
+  constexpr double kWallMs = 1'750'000'000'000.0;
   if (size < kHeader) return 0;
   FlowTableOptions options;
   options.group_window_ms = input[0];
@@ -49,6 +53,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
   if (at > size) return 0;
 
   FlowTable table(options);
+  FlowTable fed(options);
+  using Drained = std::tuple<uint32_t, std::string, std::string, double, double, double, double, double>;
+  std::vector<Drained> drained;
+  std::vector<Drained> drained_fed;
+  const auto keep = [](std::vector<Drained>& into) {
+    return [&into](const NativeFlow& f) {
+      into.emplace_back(f.id, f.cookies, f.texts, f.sampled_packets, f.samples, f.packets, f.first_ns, f.last_ns);
+    };
+  };
   double samples_in = 0;
   double samples_out = 0;
   bool intact = true;
@@ -56,7 +69,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
     table.drain(now_ms, final, false, [&](const NativeFlow& flow) {
       if (flow.sampled_packets < 1 || flow.samples < flow.sampled_packets) fail("a drained flow has no packet");
       samples_out += flow.samples;
+      keep(drained)(flow);
     });
+    fed.drain(now_ms, final, false, keep(drained_fed));
     double stats[flow_table::kStatSlots];
     table.take_stats(stats);
     samples_out += stats[flow_table::kOverflowSamples];
@@ -83,12 +98,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* input, size_t size) {
       intact = false;
     }
     if (d.take_before) drain(now_ms, false);
-    table.add(Batch{batch.bytes.data(), batch.bytes.size(), false}, batch.count, now_ms, 1'750'000'000'000.0);
+    table.add(Batch{batch.bytes.data(), batch.bytes.size(), false}, batch.count, now_ms, kWallMs);
+    fed.start_run(now_ms);
+    for (const Message& m : messages)
+      if (m.kind == MessageKind::kSample) fed.add(sample_to_group(m, d.data), now_ms, kWallMs);
     now_ms += 10;
   }
   drain(now_ms, true);
   if (table.pending() != 0) fail("packets pending after the final drain");
   if (intact && samples_in != samples_out)
     fail("samples appended " + std::to_string(samples_in) + " but drained " + std::to_string(samples_out));
+  if (intact && drained != drained_fed) fail("the samples fed one by one drained other flows than their batches");
   return 0;
 }

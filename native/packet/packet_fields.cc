@@ -16,9 +16,10 @@ constexpr uint32_t kLastLayer = static_cast<uint32_t>(PacketLayer::kPayload);
 constexpr uint32_t kLastMember = static_cast<uint32_t>(PacketMember::kMalformed);
 constexpr uint32_t kLastReason = static_cast<uint32_t>(MalformedReason::kEnclosingLength);
 
-uint32_t append_address(const DecodedPacket& p, int which, std::string& texts) {
+uint32_t address_word(const DecodedPacket& p, int which, std::string& texts, AddressForm form) {
   const AddressAt address = ip_address(p, which);
   if (address.bytes == 0) return 0;
+  if (form == AddressForm::kBytes) return static_cast<uint32_t>(address.offset << 8 | address.bytes);
   char text[kIpv6TextMax];
   const size_t length =
       address.bytes == 16 ? format_ipv6(text, p.data + address.offset) : format_ipv4(text, p.data + address.offset);
@@ -156,7 +157,12 @@ uint32_t packet_hash(const uint8_t* data, size_t length) {
   return hash;
 }
 
-void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t* w, std::string& texts) {
+void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t* w, std::string& texts, AddressForm form) {
+  store_fields(p, proto, packet_hash(p.data, p.length), w, texts, form);
+}
+
+void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t hash, uint32_t* w, std::string& texts,
+                  AddressForm form) {
   w[kFlags] = kPacketFlagDecoded | (p.raw_link ? kPacketFlagRawLink : 0) | (p.truncated ? kPacketFlagTruncated : 0) |
               (p.malformed ? kPacketFlagMalformed : 0) | (p.arp_addresses ? kPacketFlagArpAddresses : 0) |
               (p.icmp_echo ? kPacketFlagIcmpEcho : 0) | (p.icmpv6_target ? kPacketFlagIcmpv6Target : 0) |
@@ -175,9 +181,9 @@ void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t* w, std::stri
   w[kIcmpEcho] = p.icmp_id | p.icmp_seq << 16;
   w[kTcpFlags] = p.tcp_flags;
   w[kFragmentOffset] = p.fragment_offset;
-  w[kSrcText] = append_address(p, 0, texts);
-  w[kDstText] = append_address(p, 1, texts);
-  w[kHash] = packet_hash(p.data, p.length);
+  w[kSrcText] = address_word(p, 0, texts, form);
+  w[kDstText] = address_word(p, 1, texts, form);
+  w[kHash] = hash;
   w[kProto] = proto;
   w[kVlan] = p.vlan_count > 0 ? read_u16(p.data, 14) : 0;
   w[kNetworkOffset] = static_cast<uint32_t>(p.network_offset);

@@ -87,9 +87,19 @@ static_assert(std::size(kWordNames) == kWords, "every word is named once");
 // FNV-1a, 32 bits.
 uint32_t packet_hash(const uint8_t* data, size_t length);
 
+// How a slot's kSrcText and kDstText say where its addresses are: as text appended to `texts`
+// (start << 8 | length), or, for a consumer that keys on the addresses and makes their text only
+// once per flow (the packet grouper's), where their bytes lie in the packet's data (offset << 8 |
+// bytes, 4 or 16; 0: none).
+enum class AddressForm { kText, kBytes };
+
 // Writes the slot of `p` (decoded from psample's `proto`) into words[0, kWords), its address text
-// appended to `texts`.
-void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t* words, std::string& texts);
+// appended to `texts` (with AddressForm::kText).
+void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t* words, std::string& texts,
+                  AddressForm form = AddressForm::kText);
+// The same, for a caller that hashed the packet's data already (packet_hash).
+void store_fields(const DecodedPacket& p, uint16_t proto, uint32_t hash, uint32_t* words, std::string& texts,
+                  AddressForm form);
 
 // The decoded packet a slot holds, its bytes `data`. The words may come from anyone (JavaScript
 // can write them): when they do not describe headers inside `data` and of its length, the packet

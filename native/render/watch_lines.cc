@@ -66,7 +66,7 @@ void WatchLines::take(const GroupedPacket& packet) {
     route.iifindex = iifindex;
     route.cookies = packet.cookies;
     std::copy(packet.words, packet.words + word::kWords, route.words);
-    route.texts = packet.texts;
+    append_address_texts(packet, route.words, route.texts);
     fresh_.push_back(found->second);
   }
   slot.route = found->second;

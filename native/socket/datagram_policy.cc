@@ -45,7 +45,7 @@ void handle_datagram(const DatagramPolicy& policy, const Datagram& datagram, std
       counting[kQueueDrops]++;
       continue;
     }
-    batch.append(m, data, datagram.has_nsid, datagram.nsid);
+    if (!sink.take(m, data)) batch.append(m, data, datagram.has_nsid, datagram.nsid);
     sink.appended();
   }
 }

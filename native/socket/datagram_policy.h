@@ -43,6 +43,9 @@ class DatagramSink {
   // The batch messages are appended to; appended() may hand it over and start another.
   virtual SampleBatch& batch() = 0;
   virtual void appended() = 0;
+  // Fed mode (wire/batch_consumer.h): takes a delivered message straight from its datagram
+  // instead of the batch, before appended(); false: append it to batch().
+  virtual bool take(const Message& /*message*/, const uint8_t* /*source*/) { return false; }
   // A generic-netlink controller notification of this socket's own namespace, not closing.
   virtual void handle_controller(const uint8_t* message, size_t len) = 0;
 
@@ -52,7 +55,8 @@ class DatagramSink {
 
 // Counts the datagram and each of its messages into `counting` (kDatagrams, kMalformed,
 // kRejectedSender, kControlMessages, kFilteredOut, kCloseDiscards, kQueueDrops and what the
-// parser counts), and appends the samples and group events it delivers to sink.batch().
+// parser counts), and gives the samples and group events it delivers to sink.take(), or appends
+// them to sink.batch().
 // `parsed` is scratch space, kept by the caller so that it is not allocated per datagram.
 void handle_datagram(const DatagramPolicy& policy, const Datagram& datagram, std::vector<Message>& parsed,
                      Stats& counting, DatagramSink& sink);

@@ -63,6 +63,25 @@ struct ReceiveSlots {
 
 namespace {
 
+// Holds the fed consumer for one read's datagrams (BatchConsumer::open_run), and lets go of it
+// whatever their handling throws.
+class FedRun {
+ public:
+  FedRun(BatchConsumer* consumer, bool& open) : consumer_(consumer), open_(open) {
+    open_ = consumer_ != nullptr && consumer_->open_run();
+  }
+  ~FedRun() {
+    if (open_) consumer_->close_run();
+    open_ = false;
+  }
+  FedRun(const FedRun&) = delete;
+  FedRun& operator=(const FedRun&) = delete;
+
+ private:
+  BatchConsumer* consumer_;
+  bool& open_;
+};
+
 bool find_nsid(msghdr& h, int32_t& nsid) {
   for (cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr; c = CMSG_NXTHDR(&h, c)) {
     if (c->cmsg_level == SOL_NETLINK && c->cmsg_type == NETLINK_LISTEN_ALL_NSID &&
@@ -210,6 +229,7 @@ void Reader::read_loop(ReceiveSlots& slots) {
     }
     const uint64_t before = counting_[kDatagrams];
     window_messages_ = 0;
+    follow_consumer();
     while (receive_some(slots)) {
       if (stopping_.load(std::memory_order_relaxed)) break;
     }
@@ -241,6 +261,7 @@ bool Reader::receive_some(ReceiveSlots& slots) {
     if (errno != EAGAIN && errno != EWOULDBLOCK) fail(errno);
     return false;
   }
+  FedRun run(closing_ ? nullptr : feeding_.get(), run_open_);
   for (int i = 0; i < n; i++) {
     msghdr& h = slots.headers[i].msg_hdr;
     int32_t nsid = 0;
@@ -274,6 +295,30 @@ void Reader::handle_datagram(const Datagram& datagram) {
                               queue_capacity_,
                               kQueueBytesLimit};
   ovnpsample::handle_datagram(policy, datagram, parsed_, counting_, *this);
+}
+
+bool Reader::take(const Message& message, const uint8_t* source) {
+  if (!feeding_) return false;
+  if (run_open_) {
+    feeding_->take(message, source);
+    counting_[kReceived]++;
+  } else {
+    counting_[kCloseDiscards]++;
+  }
+  return true;
+}
+
+// From a consumer's first read on, the messages go to it straight from the receive buffers; what
+// was queued or built for JavaScript before it came is handed to it first, in order.
+void Reader::follow_consumer() {
+  std::shared_ptr<BatchConsumer> consumer;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    consumer = consumer_;
+  }
+  if (consumer == feeding_) return;
+  flush();
+  feeding_ = std::move(consumer);
 }
 
 void Reader::appended() {

@@ -73,6 +73,8 @@ class Reader final : private DatagramSink {
   size_t queued_bytes() const override { return queued_bytes_.load(std::memory_order_relaxed); }
   SampleBatch& batch() override { return *building_; }
   void appended() override;
+  bool take(const Message& message, const uint8_t* source) override;
+  void follow_consumer();
   void handle_controller(const uint8_t* message, size_t len) override;
   void open_gap();
   void follow_family(const FamilyInfo& family);
@@ -98,6 +100,10 @@ class Reader final : private DatagramSink {
   // reader-thread only (socket_ is also written by it alone, under mutex_)
   std::vector<Message> parsed_;
   std::unique_ptr<SampleBatch> building_;
+  // The consumer this thread feeds (consumer_ as of the last read's start), and whether it holds
+  // it for the datagrams being handled.
+  std::shared_ptr<BatchConsumer> feeding_;
+  bool run_open_ = false;
   Stats counting_{};
   Stats announced_{};  // the counts JavaScript reacts to, as last signalled
   bool closing_ = false;

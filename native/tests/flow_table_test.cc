@@ -186,5 +186,65 @@ TEST_CASE("flow table: without a window every sample is a packet") {
   CHECK_EQ(flows.size(), 2u);
 }
 
+// The fed path's entry (start_run / add(SampleToGroup)): what the reader thread gives the table
+// straight from its receive buffers must make the flows a batch of the same samples makes, keys
+// (words, address texts, cookies) included.
+TEST_CASE("flow table: samples added one by one in runs make the flows, keys and counts the same batches make") {
+  const std::vector<std::vector<SampleSpec>> runs = {
+      {{frame(2, 1000), kT0, 1, 1, 10}, {frame(2, 1000), kT0 + 1 * kMs, 1, 2, 10}, {frame(3, 1000), kT0, -1}},
+      {{frame(2, 1000), kT0 + 2 * kMs, 1, 3}, {frame(2, 1001), kT0 + 2 * kMs, 2, 1, 0xffffffff, true}},
+      {{frame(4, 1000), kT0 + 200 * kMs, 1, 1}, {frame(4, 1000), kT0 + 200 * kMs, 1, 4}},
+  };
+  struct Flow {
+    uint32_t id;
+    std::string cookies;
+    std::vector<uint32_t> words;
+    std::string texts;
+    double sampled_packets, samples, packets, first_ns, last_ns;
+    bool operator==(const Flow& o) const {
+      return id == o.id && cookies == o.cookies && words == o.words && texts == o.texts &&
+             sampled_packets == o.sampled_packets && samples == o.samples && packets == o.packets &&
+             first_ns == o.first_ns && last_ns == o.last_ns;
+    }
+  };
+  const auto drained = [](FlowTable& table) {
+    std::vector<Flow> out;
+    table.drain(0, true, false, [&](const NativeFlow& f) {
+      out.push_back({f.id, f.cookies, std::vector<uint32_t>(f.words, f.words + packet_fields::kWords), f.texts,
+                     f.sampled_packets, f.samples, f.packets, f.first_ns, f.last_ns});
+    });
+    return out;
+  };
+  FlowTable batched(options());
+  FlowTable fed(options());
+  double now_ms = 0;
+  for (const std::vector<SampleSpec>& run : runs) {
+    add(batched, run, now_ms);
+    const BuiltBatch b = build(run);
+    fed.start_run(now_ms);
+    size_t offset = 0;
+    for (uint32_t i = 0; i < b.batch.count; i++) {
+      Record r;
+      if (!CHECK(read_record(b.view(), offset, r))) return;
+      offset += r.length;
+      SampleToGroup sample;
+      sample.data = r.data;
+      sample.data_length = r.data_length;
+      sample.cookie = r.cookie;
+      sample.cookie_length = r.cookie_length;
+      sample.group = run[i].group;
+      sample.rate = run[i].rate;
+      sample.probability = run[i].probability;
+      sample.proto = 0x0800;
+      sample.kernel_ns = run[i].time_ns;
+      fed.add(sample, now_ms, 0);
+    }
+    now_ms += 20;
+  }
+  const std::vector<Flow> expected = drained(batched);
+  CHECK_EQ(expected.size(), 4u);
+  CHECK(drained(fed) == expected);
+}
+
 }  // namespace
 }  // namespace ovnpsample::testing

@@ -35,10 +35,13 @@ std::vector<Released> release(PacketGrouper& grouper, double now_ms) {
       r.points.push_back(length == 0 ? 0 : static_cast<uint8_t>(p.cookies[at + length - 1]));
       at += length;
     }
-    const uint32_t src_length = p.words[packet_fields::kSrcText] & 0xff;
-    const uint32_t dst_word = p.words[packet_fields::kDstText];
-    r.src = p.texts.substr(0, src_length);
-    r.dst = p.texts.substr(dst_word >> 8, dst_word & 0xff);
+    uint32_t words[packet_fields::kWords] = {};
+    std::string texts;
+    append_address_texts(p, words, texts);
+    const uint32_t src_length = words[packet_fields::kSrcText] & 0xff;
+    const uint32_t dst_word = words[packet_fields::kDstText];
+    r.src = texts.substr(0, src_length);
+    r.dst = texts.substr(dst_word >> 8, dst_word & 0xff);
     r.src_port = static_cast<uint16_t>(p.words[packet_fields::kSrcPort]);
     out.push_back(std::move(r));
   });

@@ -24,17 +24,54 @@ const cookieOf = (kind: number): Uint8Array | undefined =>
       ? Uint8Array.from([1, 2, 3, 4]) // not an OVS cookie
       : Uint8Array.from([0x02, 0, 0, kind & 1, 0, 0, 0, kind]); // two datapaths
 
+/** Ethernet + IPv6 + UDP from fd00::(1 + variant % 2) to fd00::1:(1 + variant % 3): the native paths key on 16-byte addresses. */
+function udp6(variant: number): Uint8Array {
+  const frame = new Uint8Array(14 + 40 + 8);
+  const view = new DataView(frame.buffer);
+  view.setUint16(12, 0x86dd);
+  view.setUint32(14, 0x60000000);
+  view.setUint16(18, 8); // payload length
+  frame[20] = 17; // next header: UDP
+  frame[21] = 64;
+  frame[22] = 0xfd;
+  frame[37] = 1 + (variant % 2);
+  frame[38] = 0xfd;
+  frame[51] = 1;
+  frame[53] = 1 + (variant % 3);
+  view.setUint16(54, 5000 + variant);
+  view.setUint16(56, 53);
+  view.setUint16(58, 8);
+  return frame;
+}
+
+/** Ethernet + ARP request from 10.0.0.(1 + variant % 2) for 10.0.1.(1 + variant % 3): its addresses are ARP's. */
+function arp(variant: number): Uint8Array {
+  const frame = new Uint8Array(14 + 28);
+  const view = new DataView(frame.buffer);
+  view.setUint16(12, 0x0806);
+  view.setUint16(14, 1); // Ethernet
+  view.setUint16(16, 0x0800);
+  frame[18] = 6;
+  frame[19] = 4;
+  view.setUint16(20, 1); // request
+  frame.set([10, 0, 0, 1 + (variant % 2)], 28);
+  frame.set([10, 0, 1, 1 + (variant % 3)], 38);
+  return frame;
+}
+
 const frameOf = (kind: number, variant: number): Uint8Array => {
   const src = `10.0.0.${1 + (variant % 2)}`;
   const dst = `10.0.1.${1 + (variant % 3)}`;
   if (kind === 0) return tcpSyn({ src, dst, srcPort: 40_000 + variant, dstPort: 80 + (variant % 2) });
   if (kind === 1) return udp({ src, dst, srcPort: 5000 + variant, dstPort: 53 });
+  if (kind === 3) return udp6(variant);
+  if (kind === 4) return arp(variant);
   return icmpEcho({ src, dst, seq: variant });
 };
 
 // A packet: its frame, then each sample's cookie, time after the packet's and sampling.
 export const packetArb = fc.record({
-  frame: fc.nat(2),
+  frame: fc.nat(4),
   variant: fc.nat(5),
   group: fc.constantFrom(7, 9),
   iifindex: fc.nat(2),
