@@ -161,6 +161,16 @@ export class NativeFlows {
   }
 
   /**
+   * The decoder's stats count every sample, as the per-packet path decodes each: making a flow's
+   * chain decoded its cookies once (one packet's samples); the samples of its `again` other
+   * packets are counted here.
+   */
+  #countDecodes(flow: NativeFlow, again: number): void {
+    if (this.#decoder === undefined || again <= 0) return;
+    for (const step of flow.chain) if (step.event !== undefined) this.#decoder.countAgain(step.event, step.samples * again);
+  }
+
+  /**
    * Hands on each flow touched since the last drain, with its counts (`counts` is reused: read it
    * during the call). `final`: the packets still in their grouping window too (at stop).
    * `endInterval`: the flows are forgotten afterwards. A throwing `visit` loses no other flow: the
@@ -179,8 +189,10 @@ export class NativeFlows {
     let failure: { error: unknown } | undefined;
     for (let at = 0; at < numbers.length; at += COUNT_SLOTS) {
       const flow = this.#flows.get(numbers[at + COUNT.id]!)!;
-      if (flow.madeIn !== this.#answers) flow.make(this.#assembler, this.#answers);
+      const made = flow.madeIn !== this.#answers;
+      if (made) flow.make(this.#assembler, this.#answers);
       counts.sampledPackets = numbers[at + COUNT.sampledPackets]!;
+      this.#countDecodes(flow, counts.sampledPackets - (made ? 1 : 0));
       counts.samples = numbers[at + COUNT.samples]!;
       counts.packets = numbers[at + COUNT.packets]!;
       counts.firstMs = numbers[at + COUNT.firstNs]! / 1e6;

@@ -42,6 +42,9 @@ describe('watch --aggregate, native', () => {
     const counts = (s: Record<string, unknown>): unknown[] => [s.received, s.packets, s.shown, s.filtered, s.flowRecords, s.flowOverflow];
     expect(counts(native.summary)).toEqual([24, 18, 18, 0, 4, 0]);
     expect(counts(native.summary)).toEqual(counts(perPacket.summary));
+    const decodes = (s: Record<string, unknown>): unknown[] => [s.decoded, s.unknownCookies, s.staleCookies];
+    expect(native.summary.decoded).toBe(24);
+    expect(decodes(native.summary)).toEqual(decodes(perPacket.summary));
   });
 
   it('a packet whose samples come in two deliveries is one packet', async () => {
