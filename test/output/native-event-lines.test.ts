@@ -1,99 +1,29 @@
-import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { expect, it, vi } from 'vitest';
 import { NetworkEventAssembler } from '../../src/events/event-assembler';
-import { compileFilter, type NetworkEventFilter } from '../../src/events/filter';
-import { OvnPsampleMetrics } from '../../src/metrics/metrics';
+import type { NetworkEventFilter } from '../../src/events/filter';
 import { JsonFormatter } from '../../src/output/event-json';
-import { LineBuffer } from '../../src/output/line-buffer';
 import { NativeEventLines, type NativeEventLinesOptions } from '../../src/output/native-event-lines';
 import { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
+import { nativeLines, perPacketLines, useFakeClock, type Delivery, type Run } from './support/watch-lines-harness';
 import { batchOf, batchesOf, messagesOf, packetArb, T0 } from '../events/support/random-packets';
 
-// watch --format json's native lines against the per-packet path they replace: the same batches
-// through NetworkEventAssembler + watch's counting + JsonFormatter, and through NativeEventLines,
-// must write the same bytes and give the same counts and metrics. The clock is vitest's: both
-// paths see the same time, and packets leave their window only when the test moves it.
+// watch --format json's native lines against the per-packet path they replace
+// (support/watch-lines-harness.ts): the same batches must write the same bytes and give the same
+// counts and metrics.
 
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance', 'Date'] });
-  // The fake clock replaces globalThis.performance; the code reads node:perf_hooks' own.
-  const fake = globalThis.performance;
-  vi.spyOn(performance, 'now').mockImplementation(() => fake.now());
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  vi.useRealTimers();
-});
+useFakeClock();
 
 const interfaceName = (ifindex: number): string | undefined => (ifindex === 0 ? undefined : `eth"${ifindex}`);
 
-interface Run {
-  readonly lines: string;
-  readonly counts: { packets: number; shown: number; filtered: number };
-  readonly metrics: string;
-}
-
-interface Delivery {
-  readonly batch: PsampleBatch;
-  /** The clock moved this far before it arrives. */
-  readonly afterMs: number;
-}
-
-async function perPacket(deliveries: readonly Delivery[], windowMs: number, filter: NetworkEventFilter, limit: number): Promise<Run> {
-  const assembler = new NetworkEventAssembler({ groupWindowMs: windowMs });
+const perPacket = (deliveries: readonly Delivery[], windowMs: number, filter: NetworkEventFilter, limit: number): Promise<Run> => {
   const formatter = new JsonFormatter(interfaceName);
-  const metrics = new OvnPsampleMetrics();
-  const accept = compileFilter(filter);
-  const out = new LineBuffer();
-  const counts = { packets: 0, shown: 0, filtered: 0 };
-  // watch's listener (src/cli/commands/watch.ts).
-  assembler.on('event', (event) => {
-    counts.packets++;
-    metrics.observe(event);
-    if (counts.shown >= limit) return;
-    if (!accept(event)) {
-      counts.filtered++;
-      return;
-    }
-    counts.shown++;
-    formatter.write(event, out);
-  });
-  for (const d of deliveries) {
-    await vi.advanceTimersByTimeAsync(d.afterMs);
-    assembler.pushBatch(d.batch);
-  }
-  assembler.close();
-  return { lines: out.take().toString(), counts, metrics: await metrics.registry.metrics() };
-}
+  return perPacketLines(deliveries, { windowMs, filter, limit }, (event, out) => formatter.write(event, out));
+};
 
-async function native(deliveries: readonly Delivery[], windowMs: number, filter: NetworkEventFilter, limit: number): Promise<Run> {
-  const metrics = new OvnPsampleMetrics();
-  const written: Buffer[] = [];
-  const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines: NativeEventLines = new NativeEventLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: windowMs }),
-    groupWindowMs: windowMs,
-    format: { kind: 'json' },
-    bySourcePort: filter.port !== undefined,
-    interfaceName,
-    accept: compileFilter(filter),
-    metrics,
-    limit,
-    counts,
-    // Copied: the buffer is written over once handed on.
-    write: (bytes) => written.push(Buffer.from(bytes)) > 0,
-    due: () => lines.release(false),
-  });
-  for (const d of deliveries) {
-    await vi.advanceTimersByTimeAsync(d.afterMs);
-    lines.add(d.batch);
-  }
-  lines.release(true);
-  lines.close();
-  return { lines: Buffer.concat(written).toString(), counts, metrics: await metrics.registry.metrics() };
-}
+const native = (deliveries: readonly Delivery[], windowMs: number, filter: NetworkEventFilter, limit: number): Promise<Run> =>
+  nativeLines(deliveries, { windowMs, filter, limit }, { kind: 'json' }, interfaceName);
 
 const filters: NetworkEventFilter[] = [{}, { port: [80] }, { proto: ['udp'] }, { src: ['10.0.0.1'] }, { dst: ['10.0.1.0/31'] }];
 

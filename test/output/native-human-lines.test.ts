@@ -1,15 +1,22 @@
-import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { NetworkEventAssembler } from '../../src/events/event-assembler';
-import { compileFilter, type NetworkEventFilter } from '../../src/events/filter';
-import { OvnPsampleMetrics } from '../../src/metrics/metrics';
+import type { NetworkEventFilter } from '../../src/events/filter';
 import { HumanFormatter } from '../../src/output/event-human';
 import { LineBuffer } from '../../src/output/line-buffer';
 import { NativeEventLines } from '../../src/output/native-event-lines';
 import type { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
-import { batchesOf, batchOf, messagesOf, packetArb, T0 } from '../events/support/random-packets';
+import {
+  deliveriesArb,
+  nativeLines,
+  perPacketLines,
+  useFakeClock,
+  type Delivery,
+  type LinesCase,
+  type Run,
+} from './support/watch-lines-harness';
+import { batchOf, T0 } from '../events/support/random-packets';
 
 // watch's human lines written natively per release (NativeEventLines, format human) against the
 // per-packet path (NetworkEventAssembler + watch's counting + HumanFormatter): the same batches
@@ -18,14 +25,8 @@ import { batchesOf, batchOf, messagesOf, packetArb, T0 } from '../events/support
 // the columns widening across releases, in any time zone. The clock is vitest's.
 
 const savedTz = process.env.TZ;
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'performance', 'Date'] });
-  const fake = globalThis.performance;
-  vi.spyOn(performance, 'now').mockImplementation(() => fake.now());
-});
+useFakeClock();
 afterEach(() => {
-  vi.restoreAllMocks();
-  vi.useRealTimers();
   if (savedTz === undefined) delete process.env.TZ;
   else process.env.TZ = savedTz;
 });
@@ -37,86 +38,19 @@ const CONTROLS = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))
 const NAMES: readonly (string | undefined)[] = [undefined, 'e\u001b🚀ü→\t', `veth-${'x'.repeat(8)}${CONTROLS}\u007f-🚀`];
 const interfaceName = (ifindex: number): string | undefined => NAMES[ifindex % NAMES.length];
 
-interface Run {
-  readonly lines: string;
-  readonly counts: { packets: number; shown: number; filtered: number };
-  readonly metrics: string;
-}
-
-interface Delivery {
-  readonly batch: PsampleBatch;
-  readonly afterMs: number;
-}
-
-interface Case {
-  readonly windowMs: number;
-  readonly filter: NetworkEventFilter;
-  readonly limit: number;
+interface Case extends LinesCase {
   readonly color: boolean;
 }
 
-async function perPacket(deliveries: readonly Delivery[], c: Case): Promise<Run> {
-  const assembler = new NetworkEventAssembler({ groupWindowMs: c.windowMs });
+const perPacket = (deliveries: readonly Delivery[], c: Case): Promise<Run> => {
   const formatter = new HumanFormatter(c.color, interfaceName);
-  const metrics = new OvnPsampleMetrics();
-  const accept = compileFilter(c.filter);
-  const out = new LineBuffer();
-  const counts = { packets: 0, shown: 0, filtered: 0 };
-  // watch's listener (src/cli/commands/watch.ts).
-  assembler.on('event', (event) => {
-    counts.packets++;
-    metrics.observe(event);
-    if (counts.shown >= c.limit) return;
-    if (!accept(event)) {
-      counts.filtered++;
-      return;
-    }
-    counts.shown++;
-    formatter.write(event, out);
-  });
-  for (const d of deliveries) {
-    await vi.advanceTimersByTimeAsync(d.afterMs);
-    assembler.pushBatch(d.batch);
-  }
-  assembler.close();
-  return { lines: out.take().toString(), counts, metrics: await metrics.registry.metrics() };
-}
+  return perPacketLines(deliveries, c, (event, out) => formatter.write(event, out));
+};
 
-async function native(deliveries: readonly Delivery[], c: Case): Promise<Run> {
-  const metrics = new OvnPsampleMetrics();
-  const written: Buffer[] = [];
-  const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines: NativeEventLines = new NativeEventLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: c.windowMs }),
-    groupWindowMs: c.windowMs,
-    format: { kind: 'human', color: c.color },
-    bySourcePort: c.filter.port !== undefined,
-    interfaceName,
-    accept: compileFilter(c.filter),
-    metrics,
-    limit: c.limit,
-    counts,
-    write: (bytes) => written.push(Buffer.from(bytes)) > 0,
-    due: () => lines.release(false),
-  });
-  for (const d of deliveries) {
-    await vi.advanceTimersByTimeAsync(d.afterMs);
-    lines.add(d.batch);
-  }
-  lines.release(true);
-  lines.close();
-  return { lines: Buffer.concat(written).toString(), counts, metrics: await metrics.registry.metrics() };
-}
+const native = (deliveries: readonly Delivery[], c: Case): Promise<Run> =>
+  nativeLines(deliveries, c, { kind: 'human', color: c.color }, interfaceName);
 
 const filters: NetworkEventFilter[] = [{}, { port: [80] }, { proto: ['udp'] }, { src: ['10.0.0.1'] }];
-
-const deliveriesArb = fc
-  .tuple(
-    fc.array(packetArb, { minLength: 1, maxLength: 30 }),
-    fc.array(fc.nat(200), { maxLength: 5 }),
-    fc.array(fc.constantFrom(0, 10, 49, 50, 51, 120), { minLength: 6, maxLength: 6 }),
-  )
-  .map(([packets, cuts, gaps]) => batchesOf(messagesOf(packets), cuts).map((batch, i) => ({ batch, afterMs: gaps[i % gaps.length]! })));
 
 const caseArb = fc.record({
   windowMs: fc.constantFrom(0, 50),
