@@ -20,7 +20,6 @@ import type { IpfixSample } from '../../src/ipfix/types';
 import { decodePacket, encodePsample, type PsampleMessage } from '../../src/index';
 import { HumanFormatter } from '../../src/output/event-human';
 import { LineBuffer } from '../../src/output/line-buffer';
-import { NativeEventLines } from '../../src/output/native-event-lines';
 import type { OvnSampleEvent } from '../../src/ovn/event';
 import { packetFields } from '../../src/packet/fields';
 import { decodePsampleSamples } from '../../src/psample/decode';
@@ -29,6 +28,7 @@ import { dataSet, FLOW_FIELDS, flowRecord, message, templateSet } from '../ipfix
 import { goldenInputs } from '../packet/packet-golden';
 import { batchOf } from '../events/support/random-packets';
 import { icmpEcho } from '../cli/support/frames';
+import { linesWithoutWindow } from './support/watch-lines-harness';
 
 const GOLDEN = join(__dirname, '..', 'fixtures', 'human-lines');
 const PACKETS_GOLDEN = join(GOLDEN, 'packets.txt.gz');
@@ -78,18 +78,11 @@ function perEvent(batches: readonly PsampleBatch[], color: boolean): string {
 
 function perRelease(batches: readonly PsampleBatch[], color: boolean): string {
   const written: Buffer[] = [];
-  const lines = new NativeEventLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    format: { kind: 'human', color },
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts: { packets: 0, shown: 0, filtered: 0 },
-    write: (bytes) => written.push(Buffer.from(bytes)) > 0,
-    due: () => undefined,
-  });
+  const lines = linesWithoutWindow(
+    (bytes) => written.push(Buffer.from(bytes)) > 0,
+    { packets: 0, shown: 0, filtered: 0 },
+    { format: { kind: 'human', color }, interfaceName },
+  );
   for (const batch of batches) lines.add(batch);
   lines.release(true);
   lines.close();

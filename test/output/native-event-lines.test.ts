@@ -6,7 +6,7 @@ import { JsonFormatter } from '../../src/output/event-json';
 import { NativeEventLines, type NativeEventLinesOptions } from '../../src/output/native-event-lines';
 import { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
-import { nativeLines, perPacketLines, useFakeClock, type Delivery, type Run } from './support/watch-lines-harness';
+import { linesWithoutWindow, nativeLines, perPacketLines, useFakeClock, type Delivery, type Run } from './support/watch-lines-harness';
 import { batchOf, batchesOf, messagesOf, packetArb, T0 } from '../events/support/random-packets';
 
 // watch --format json's native lines against the per-packet path they replace
@@ -51,26 +51,12 @@ it('writes the bytes, counts and metrics of the per-packet path (random packets,
   );
 });
 
-/** Native lines without a grouping window, filter or limit (but what `options` says), counting into `counts`. */
-function linesWithoutWindow(
+/** Native JSON lines without a grouping window, filter or limit (but what `options` says). */
+const jsonLinesWithoutWindow = (
   write: NativeEventLinesOptions['write'],
   counts: NativeEventLinesOptions['counts'],
   options: Partial<NativeEventLinesOptions> = {},
-): NativeEventLines {
-  return new NativeEventLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    format: { kind: 'json' },
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts,
-    write,
-    due: () => undefined,
-    ...options,
-  });
-}
+): NativeEventLines => linesWithoutWindow(write, counts, { format: { kind: 'json' }, interfaceName, ...options });
 
 it('writes a packet that waited out its window with no batch after it when the window passes', async () => {
   const written: string[] = [];
@@ -99,7 +85,7 @@ it('writes a packet that waited out its window with no batch after it when the w
 it('a writer that throws loses no count, and the lines after it are written', () => {
   let calls = 0;
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = linesWithoutWindow(() => {
+  const lines = jsonLinesWithoutWindow(() => {
     calls++;
     if (calls === 1) throw new Error('the reader of the output went away');
     return true;
@@ -142,7 +128,7 @@ it('a record that reaches outside its batch is counted with those after it; the 
   const cut = new PsampleBatch(whole.buffer.slice(0, whole.buffer.byteLength - 16), whole.length, whole.littleEndian);
   const written: string[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = linesWithoutWindow((bytes) => written.push(bytes.toString()) > 0, counts);
+  const lines = jsonLinesWithoutWindow((bytes) => written.push(bytes.toString()) > 0, counts);
   lines.add(cut);
   expect(lines.malformedRecords).toBe(1);
   expect(counts).toEqual({ packets: 2, shown: 2, filtered: 0 });
@@ -153,7 +139,7 @@ it('a record that reaches outside its batch is counted with those after it; the 
 it('a writer that throws mid-release (the reader of the output went away) loses no count; the parts after it are written whole', () => {
   const written: string[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = linesWithoutWindow((bytes) => {
+  const lines = jsonLinesWithoutWindow((bytes) => {
     if (written.push(bytes.toString()) === 1) throw new Error('the reader of the output went away');
     return true;
   }, counts);
@@ -180,7 +166,7 @@ it('a writer that throws mid-release (the reader of the output went away) loses 
 it('a filter that throws on a route: its packets are counted as filtered, the other routes written, the error thrown once the release is counted', () => {
   const written: string[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = linesWithoutWindow((bytes) => written.push(bytes.toString()) > 0, counts, {
+  const lines = jsonLinesWithoutWindow((bytes) => written.push(bytes.toString()) > 0, counts, {
     accept: (subject) => {
       if (subject.fields.dst === '10.0.0.3') throw new Error('a filter failed');
       return true;

@@ -9,6 +9,7 @@ import type { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
 import {
   deliveriesArb,
+  linesWithoutWindow,
   nativeLines,
   perPacketLines,
   useFakeClock,
@@ -79,21 +80,14 @@ for (const tz of ['UTC', 'Asia/Kolkata', 'America/St_Johns']) {
 it('a writer that throws mid-release (the reader of the output went away) loses no count; the parts after it are written whole, the columns as wide as before (the per-event bytes)', () => {
   const written: string[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines = new NativeEventLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    format: { kind: 'human', color: false },
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts,
-    write: (bytes) => {
+  const lines = linesWithoutWindow(
+    (bytes) => {
       if (written.push(bytes.toString()) === 1) throw new Error('write EPIPE');
       return true;
     },
-    due: () => undefined,
-  });
+    counts,
+    { format: { kind: 'human', color: false }, interfaceName },
+  );
   const messages = Array.from({ length: 1500 }, (_, i) => ({
     group: 7,
     iifindex: i % 3,
@@ -118,22 +112,15 @@ it('a writer that throws mid-release (the reader of the output went away) loses 
 it('a writer that closes the lines mid-release (the output went away): the release stops there, nothing throws, what was written was counted, later deliveries are ignored', () => {
   const written: string[] = [];
   const counts = { packets: 0, shown: 0, filtered: 0 };
-  const lines: NativeEventLines = new NativeEventLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    format: { kind: 'human', color: true },
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts,
-    write: (bytes) => {
+  const lines: NativeEventLines = linesWithoutWindow(
+    (bytes) => {
       written.push(bytes.toString());
       lines.close();
       return true;
     },
-    due: () => undefined,
-  });
+    counts,
+    { format: { kind: 'human', color: true }, interfaceName },
+  );
   const batch = (): PsampleBatch =>
     batchOf(
       Array.from({ length: 1500 }, (_, i) => ({
@@ -184,18 +171,11 @@ it('more distinct texts than either writer keeps (per-event texts, per-release r
   const perEvent = out.take().toString();
 
   const written: Buffer[] = [];
-  const lines = new NativeEventLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
-    groupWindowMs: 0,
-    format: { kind: 'human', color: false },
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts: { packets: 0, shown: 0, filtered: 0 },
-    write: (bytes) => written.push(Buffer.from(bytes)) > 0,
-    due: () => undefined,
-  });
+  const lines = linesWithoutWindow(
+    (bytes) => written.push(Buffer.from(bytes)) > 0,
+    { packets: 0, shown: 0, filtered: 0 },
+    { format: { kind: 'human', color: false }, interfaceName },
+  );
   for (const batch of batches) lines.add(batch);
   lines.close();
   const perRelease = Buffer.concat(written).toString();

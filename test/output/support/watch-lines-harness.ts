@@ -119,3 +119,22 @@ export async function nativeLines(
   lines.close();
   return { lines: Buffer.concat(written).toString(), counts, metrics: await metrics.registry.metrics() };
 }
+
+/** Native lines without a grouping window, filter or limit (but what `options` says), counting into `counts`. */
+export function linesWithoutWindow(
+  write: NativeEventLinesOptions['write'],
+  counts: NativeEventLinesOptions['counts'],
+  options: Partial<NativeEventLinesOptions> & Pick<NativeEventLinesOptions, 'format' | 'interfaceName'>,
+): NativeEventLines {
+  return new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 0 }),
+    groupWindowMs: 0,
+    bySourcePort: false,
+    accept: () => true,
+    limit: Infinity,
+    counts,
+    write,
+    due: () => undefined,
+    ...options,
+  });
+}
