@@ -54,7 +54,12 @@ export function nativeEventLinesOf(
     },
   });
   pipeline.socket!.on('batch', (batch) => {
-    lines.add(batch);
+    try {
+      lines.add(batch);
+    } finally {
+      // The lines copied what they keep, and nothing else reads the batch: its bytes need not wait for a garbage collection.
+      batch.release();
+    }
     afterRelease();
   });
   return lines;

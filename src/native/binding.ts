@@ -283,6 +283,8 @@ interface Addon {
   NativeInjector: new (options: { protocol: 'generic' | 'usersock'; groupId: number; netns?: string }) => NativeInjector;
   /** Parses one datagram; fills `stats` with what the parser counted. */
   decode(bytes: Uint8Array, familyId: number, stats: Float64Array): [ArrayBuffer, number];
+  /** Frees a buffer's bytes now (it is left detached: empty, unreadable) rather than at a later garbage collection. */
+  detachBuffer(buffer: ArrayBuffer): void;
   /** native/privileges/privileges.h: gives up privileges in every thread, or throws a coded error. */
   dropPrivileges(request: { user?: string; group?: string }): PrivilegeDropReport;
   /** native/packet/packet_json.h: the decoded packet's JSON; a TypeError for data that is no Uint8Array or a proto outside 0-65535. */

@@ -37,6 +37,15 @@ export class PsampleBatch implements Iterable<PsampleSample> {
     for (let i = 0, at = 0; i < this.length; i++, at = this.nextOffset(at)) yield this.sampleAt(at);
   }
 
+  /**
+   * Frees the batch's bytes now rather than at a later garbage collection: for a `batch` listener
+   * that copies what it keeps and owns the socket (no iterator, `sample` or `group` listener reads
+   * the batch after it). Its samples, and any sample read from it before, cannot be read afterwards.
+   */
+  release(): void {
+    addon.detachBuffer(this.buffer);
+  }
+
   /** @internal The bytes of the records. */
   get buffer(): ArrayBuffer {
     return this.#view.buffer as ArrayBuffer;

@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 
-import { openFakePsample, type PsampleDropEvent, type PsampleMessage, type PsampleSocket } from '../../src/index';
+import { openFakePsample, type PsampleBatch, type PsampleDropEvent, type PsampleMessage, type PsampleSocket } from '../../src/index';
 import { NetworkEventAssembler } from '../../src/events/event-assembler';
 import { NativeFlows } from '../../src/events/native-flows';
 import { dist, runNodeScript } from '../support/child';
@@ -187,4 +187,27 @@ it("feeds watch --aggregate's native flows as the reader thread does: no event, 
   } finally {
     flows.close();
   }
+});
+
+it("release() in a 'batch' listener frees the batch's bytes at once: its samples cannot be read after it, the next batches still come and are counted", async () => {
+  const fake = openFakePsample();
+  socket = fake.socket;
+  const seen: number[] = [];
+  const released: PsampleBatch[] = [];
+  socket.on('batch', (batch) => {
+    for (const sample of batch) seen.push(sample.groupSeq);
+    const kept = batch.at(0)!;
+    batch.release();
+    released.push(batch);
+    expect(batch.buffer.byteLength).toBe(0);
+    expect(() => kept.groupSeq).toThrow(TypeError);
+    expect(() => batch.at(0)!.groupSeq).toThrow(TypeError);
+  });
+  fake.reader.deliver(burst(3));
+  await waitFor(() => seen.length === 3);
+  fake.reader.deliver(burst(2, 3));
+  await waitFor(() => seen.length === 5);
+  expect(seen).toEqual(inOrder(5));
+  expect(released.length).toBeGreaterThanOrEqual(2);
+  expect(socket.stats()).toMatchObject({ received: 5, queued: 0 });
 });
