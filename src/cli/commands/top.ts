@@ -4,7 +4,14 @@ import { KEYS_HELP, SORT_NAMES, topLines } from '../../output/top-view';
 import { defineCommand } from '../command';
 import { startPipeline, type Pipeline } from '../event-pipeline';
 import { wholeNumber } from '../parse';
-import { addPipelineOptions, DEFAULT_TOP_WINDOW_SECONDS, eventPredicate, pipelineOptions, type PipelineFlags } from '../options';
+import {
+  addPipelineOptions,
+  DEFAULT_TOP_WINDOW_SECONDS,
+  eventPredicate,
+  groupingDeliveryInterval,
+  pipelineOptions,
+  type PipelineFlags,
+} from '../options';
 import { runUntilStopped } from '../stop';
 
 interface TopFlags extends PipelineFlags {
@@ -56,6 +63,7 @@ Exit status: 0 when quit, 1 when something failed, 2 for wrong usage.`,
     );
   return defineCommand(command, async (flags: TopFlags, log) => {
     const windowSeconds = wholeNumber('--window', flags.window, 1, 3600);
+    flags.deliveryInterval = groupingDeliveryInterval(flags, command.getOptionValueSource('deliveryInterval') === 'cli');
     const options = pipelineOptions(flags, groups);
     const accept = eventPredicate(flags);
     const table = new TopTable(windowSeconds);

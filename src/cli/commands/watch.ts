@@ -19,11 +19,11 @@ import {
   type AggregateFlags,
   addStopOptions,
   eventPredicate,
+  groupingDeliveryInterval,
   pipelineOptions,
   stopLimits,
   type PipelineFlags,
   type StopFlags,
-  watchDeliveryInterval,
 } from '../options';
 import { runUntilStopped } from '../stop';
 import { watchSummary, type WatchCounts } from '../watch-summary';
@@ -83,7 +83,7 @@ export function watchCommand(): Command {
   return defineCommand(command, async (flags: WatchFlags, log) => {
     // Every option is checked before anything is opened: a usage error leaves nothing behind.
     const { limit, seconds } = stopLimits(flags);
-    flags.deliveryInterval = watchDeliveryInterval(flags, command.getOptionValueSource('deliveryInterval') === 'cli');
+    flags.deliveryInterval = groupingDeliveryInterval(flags, command.getOptionValueSource('deliveryInterval') === 'cli');
     const aggregate = aggregateOptions(flags, command.getOptionValueSource('format') === 'cli' ? flags.format : undefined);
     // watch --aggregate's psample packets are grouped and summed natively unless --count needs each packet.
     const nativeAggregate = aggregate !== undefined && limit === Infinity;
