@@ -200,9 +200,13 @@ export class NativeEventLines {
     if (n[RENDER.pending] === 0) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
-    } else {
+    } else if (this.#timer === undefined) {
       // A packet's window ends with no batch after it when traffic stops: it is written then.
-      this.#timer ??= setTimeout(this.#onTimer, this.#options.groupWindowMs).unref();
+      this.#timer = setTimeout(this.#onTimer, this.#options.groupWindowMs).unref();
+    } else {
+      // While batches come, each releases what waited out its window: the timer is for a stop in
+      // the traffic, and does not wake JavaScript for a release of its own every window.
+      this.#timer.refresh();
     }
     failure = this.#handOn(failure);
     if (failure !== undefined) throw failure.error;

@@ -82,6 +82,41 @@ it('writes a packet that waited out its window with no batch after it when the w
   lines.close();
 });
 
+it('while batches keep coming, each releases what waited out its window and the timer does not wake for a release of its own; when they stop, it does', async () => {
+  const written: string[] = [];
+  let dueCalls = 0;
+  const lines: NativeEventLines = new NativeEventLines({
+    assembler: new NetworkEventAssembler({ groupWindowMs: 50 }),
+    groupWindowMs: 50,
+    format: { kind: 'json' },
+    bySourcePort: false,
+    interfaceName,
+    accept: () => true,
+    limit: Infinity,
+    counts: { packets: 0, shown: 0, filtered: 0 },
+    write: (bytes) => written.push(...bytes.toString().trimEnd().split('\n')) > 0,
+    due: () => {
+      dueCalls++;
+      lines.release(false);
+    },
+  });
+  const packet = (srcPort: number): PsampleBatch =>
+    batchOf([{ group: 7, proto: 0x800, data: tcpSyn({ src: '10.0.0.1', dst: '10.0.0.2', srcPort, dstPort: 80 }), timestampNs: T0 }]);
+  // Every 40 ms, as watch's reader thread hands them over.
+  lines.add(packet(1));
+  await vi.advanceTimersByTimeAsync(40);
+  lines.add(packet(2));
+  await vi.advanceTimersByTimeAsync(40);
+  lines.add(packet(3));
+  expect(written).toHaveLength(1);
+  await vi.advanceTimersByTimeAsync(49);
+  expect(dueCalls).toBe(0);
+  await vi.advanceTimersByTimeAsync(100);
+  expect(dueCalls).toBeGreaterThan(0);
+  expect(written.map((line) => Number(/"srcPort":(\d+)/.exec(line)![1]))).toEqual([1, 2, 3]);
+  lines.close();
+});
+
 it('a writer that throws loses no count, and the lines after it are written', () => {
   let calls = 0;
   const counts = { packets: 0, shown: 0, filtered: 0 };

@@ -29,6 +29,8 @@ interface ThreadStatus {
   amb: bigint;
   nnp: number;
   sigBlk: bigint;
+  /** Its niceness (/proc/self/task/TID/stat, field 19). */
+  nice: number;
 }
 
 interface ChildOutput {
@@ -53,11 +55,17 @@ const hex = (s) => '0x' + s;
 function threads() {
   return fs.readdirSync('/proc/self/task').flatMap((tid) => {
     let s;
-    try { s = fs.readFileSync('/proc/self/task/' + tid + '/status', 'utf8'); } catch { return []; }
+    let stat;
+    try {
+      s = fs.readFileSync('/proc/self/task/' + tid + '/status', 'utf8');
+      stat = fs.readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
+    } catch { return []; }
     const f = (k) => s.match(new RegExp('^' + k + ':[ \\\\t]*(.*)$', 'm'))[1].trim();
+    // The fields after the command's closing parenthesis start at field 3; niceness is field 19.
+    const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
     return [{ tid: Number(tid), name: f('Name'), uid: f('Uid').split(/\\s+/).map(Number), gid: f('Gid').split(/\\s+/).map(Number),
       groups: f('Groups'), inh: hex(f('CapInh')), prm: hex(f('CapPrm')), eff: hex(f('CapEff')), bnd: hex(f('CapBnd')),
-      amb: hex(f('CapAmb')), nnp: Number(f('NoNewPrivs')), sigBlk: hex(f('SigBlk')) }];
+      amb: hex(f('CapAmb')), nnp: Number(f('NoNewPrivs')), sigBlk: hex(f('SigBlk')), nice }];
   });
 }
 // What the process holds, by identity: a thread by its tid, a descriptor by its number and what it
@@ -143,6 +151,10 @@ describe('dropPrivileges after the socket has joined (as root)', () => {
     expect(out.before!.some((t) => t.prm !== 0n)).toBe(true);
     expect(out.after!.map((t) => t.name)).toContain('psample-reader');
     expect(out.after!.length).toBeGreaterThanOrEqual(10);
+    // Root may raise a thread's priority: the reader runs 10 ahead of JavaScript, which keeps the process's.
+    const main = out.after![0]!;
+    expect(out.after!.find((t) => t.name === 'psample-reader')!.nice).toBe(Math.max(main.nice - 10, -20));
+    expect(main.nice).toBe(out.before![0]!.nice);
     for (const t of [...out.after!, ...out.atEnd!]) {
       expect({ tid: t.tid, uid: t.uid, gid: t.gid, groups: t.groups }).toEqual({
         tid: t.tid,
@@ -308,6 +320,8 @@ describe('least privilege: CAP_NET_ADMIN alone (setpriv, inside the namespace)',
     const out = await runChild(asNobody(',+net_admin'), openAndReceive('false'));
     expect(out.error).toBeUndefined();
     expect(out.received).toBe(3);
+    // Without CAP_SYS_NICE the reader cannot run ahead of JavaScript: it keeps the process's niceness.
+    expect(out.after!.find((t) => t.name === 'psample-reader')!.nice).toBe(out.before![0]!.nice);
     const NET_ADMIN = 1n << 12n;
     const main = out.before![0]!;
     expect({ uid: main.uid, prm: main.prm, eff: main.eff, amb: main.amb, bnd: main.bnd }).toEqual({
