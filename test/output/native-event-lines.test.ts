@@ -58,33 +58,8 @@ const jsonLinesWithoutWindow = (
   options: Partial<NativeEventLinesOptions> = {},
 ): NativeEventLines => linesWithoutWindow(write, counts, { format: { kind: 'json' }, interfaceName, ...options });
 
-it('writes a packet that waited out its window with no batch after it when the window passes', async () => {
-  const written: string[] = [];
-  const lines: NativeEventLines = new NativeEventLines({
-    assembler: new NetworkEventAssembler({ groupWindowMs: 50 }),
-    groupWindowMs: 50,
-    format: { kind: 'json' },
-    bySourcePort: false,
-    interfaceName,
-    accept: () => true,
-    limit: Infinity,
-    counts: { packets: 0, shown: 0, filtered: 0 },
-    write: (bytes) => written.push(bytes.toString()) > 0,
-    due: () => lines.release(false),
-  });
-  lines.add(
-    batchOf([{ group: 7, proto: 0x800, data: tcpSyn({ src: '10.0.0.1', dst: '10.0.0.2', srcPort: 1, dstPort: 80 }), timestampNs: T0 }]),
-  );
-  expect(written).toEqual([]);
-  await vi.advanceTimersByTimeAsync(50);
-  expect(written).toHaveLength(1);
-  expect(JSON.parse(written[0]!)).toMatchObject({ version: 1, samples: 1, verdict: 'unknown' });
-  lines.close();
-});
-
-it('while batches keep coming, each releases what waited out its window and the timer does not wake for a release of its own; when they stop, it does', async () => {
-  const written: string[] = [];
-  let dueCalls = 0;
+/** Native JSON lines with a 50 ms window whose timer calls `due` first, then releases; each line written is pushed to `written`. */
+const windowedJsonLines = (written: string[], due: () => void = () => {}): NativeEventLines => {
   const lines: NativeEventLines = new NativeEventLines({
     assembler: new NetworkEventAssembler({ groupWindowMs: 50 }),
     groupWindowMs: 50,
@@ -96,18 +71,37 @@ it('while batches keep coming, each releases what waited out its window and the 
     counts: { packets: 0, shown: 0, filtered: 0 },
     write: (bytes) => written.push(...bytes.toString().trimEnd().split('\n')) > 0,
     due: () => {
-      dueCalls++;
+      due();
       lines.release(false);
     },
   });
-  const packet = (srcPort: number): PsampleBatch =>
-    batchOf([{ group: 7, proto: 0x800, data: tcpSyn({ src: '10.0.0.1', dst: '10.0.0.2', srcPort, dstPort: 80 }), timestampNs: T0 }]);
+  return lines;
+};
+
+const synFrom = (srcPort: number): PsampleBatch =>
+  batchOf([{ group: 7, proto: 0x800, data: tcpSyn({ src: '10.0.0.1', dst: '10.0.0.2', srcPort, dstPort: 80 }), timestampNs: T0 }]);
+
+it('writes a packet that waited out its window with no batch after it when the window passes', async () => {
+  const written: string[] = [];
+  const lines = windowedJsonLines(written);
+  lines.add(synFrom(1));
+  expect(written).toEqual([]);
+  await vi.advanceTimersByTimeAsync(50);
+  expect(written).toHaveLength(1);
+  expect(JSON.parse(written[0]!)).toMatchObject({ version: 1, samples: 1, verdict: 'unknown' });
+  lines.close();
+});
+
+it('while batches keep coming, each releases what waited out its window and the timer does not wake for a release of its own; when they stop, it does', async () => {
+  const written: string[] = [];
+  let dueCalls = 0;
+  const lines = windowedJsonLines(written, () => dueCalls++);
   // Every 40 ms, as watch's reader thread hands them over.
-  lines.add(packet(1));
+  lines.add(synFrom(1));
   await vi.advanceTimersByTimeAsync(40);
-  lines.add(packet(2));
+  lines.add(synFrom(2));
   await vi.advanceTimersByTimeAsync(40);
-  lines.add(packet(3));
+  lines.add(synFrom(3));
   expect(written).toHaveLength(1);
   await vi.advanceTimersByTimeAsync(49);
   expect(dueCalls).toBe(0);
