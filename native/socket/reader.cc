@@ -8,6 +8,7 @@
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -164,7 +165,8 @@ namespace {
 constexpr int kReaderNicenessAhead = 10;
 
 void run_ahead_of_javascript() {
-  const auto tid = static_cast<id_t>(gettid());
+  // The system call, not glibc's gettid() (2.30): the x64 prebuild keeps its glibc 2.14 floor.
+  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
   errno = 0;
   const int niceness = getpriority(PRIO_PROCESS, tid);
   if (errno != 0) return;
