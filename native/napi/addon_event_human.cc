@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "napi/arguments.h"
@@ -59,18 +60,11 @@ class HumanLineWriterWrap : public Napi::ObjectWrap<HumanLineWriterWrap> {
   // that name `id`, set once for every event that shows them (texts are escaped already).
   void SetTexts(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!whole(info[0], kMaxTexts - 1) || !whole(info[1], event_human::kVerdicts - 1)) throw_usage(env, kSetTextsUsage);
-    for (size_t i = 2; i < 7; i++)
-      if (!info[i].IsString()) throw_usage(env, kSetTextsUsage);
+    HumanLineTexts texts;
+    if (!whole(info[0], kMaxTexts - 1) || !human_line_texts(info, 1, texts)) throw_usage(env, kSetTextsUsage);
     const uint32_t id = info[0].As<Napi::Number>().Uint32Value();
     if (id >= texts_.size()) texts_.resize(id + 1);
-    HumanLineTexts& texts = texts_[id];
-    texts.verdict = info[1].As<Napi::Number>().Uint32Value();
-    texts.policy = info[2].As<Napi::String>().Utf8Value();
-    texts.namespace_text = info[3].As<Napi::String>().Utf8Value();
-    texts.sides = info[4].As<Napi::String>().Utf8Value();
-    texts.interface = info[5].As<Napi::String>().Utf8Value();
-    texts.sentence = info[6].As<Napi::String>().Utf8Value();
+    texts_[id] = std::move(texts);
     set_.resize(texts_.size());
     set_[id] = 1;
   }
@@ -131,6 +125,19 @@ class HumanLineWriterWrap : public Napi::ObjectWrap<HumanLineWriterWrap> {
 };
 
 }  // namespace
+
+bool human_line_texts(const Napi::CallbackInfo& info, size_t first, HumanLineTexts& texts) {
+  if (!whole(info[first], event_human::kVerdicts - 1)) return false;
+  for (size_t i = first + 1; i < first + 6; i++)
+    if (!info[i].IsString()) return false;
+  texts.verdict = info[first].As<Napi::Number>().Uint32Value();
+  texts.policy = info[first + 1].As<Napi::String>().Utf8Value();
+  texts.namespace_text = info[first + 2].As<Napi::String>().Utf8Value();
+  texts.sides = info[first + 3].As<Napi::String>().Utf8Value();
+  texts.interface = info[first + 4].As<Napi::String>().Utf8Value();
+  texts.sentence = info[first + 5].As<Napi::String>().Utf8Value();
+  return true;
+}
 
 Napi::Function define_human_line_writer(Napi::Env env) { return HumanLineWriterWrap::Define(env); }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "napi/addon_event_human.h"
 #include "napi/arguments.h"
 #include "render/watch_lines.h"
 #include "wire/batch_layout.h"
@@ -171,19 +172,10 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
 
   void AnswerHuman(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (!human_ || !whole(info[0], 0xffffffff) || !info[1].IsBoolean() || !whole(info[2], event_human::kVerdicts - 1))
-      throw_usage(env, kAnswerHumanUsage);
-    for (size_t i = 3; i < 8; i++)
-      if (!info[i].IsString()) throw_usage(env, kAnswerHumanUsage);
     WatchRouteAnswer answer;
+    if (!human_ || !whole(info[0], 0xffffffff) || !info[1].IsBoolean() || !human_line_texts(info, 2, answer.human))
+      throw_usage(env, kAnswerHumanUsage);
     answer.accepted = info[1].As<Napi::Boolean>().Value();
-    HumanLineTexts& texts = answer.human;
-    texts.verdict = info[2].As<Napi::Number>().Uint32Value();
-    texts.policy = info[3].As<Napi::String>().Utf8Value();
-    texts.namespace_text = info[4].As<Napi::String>().Utf8Value();
-    texts.sides = info[5].As<Napi::String>().Utf8Value();
-    texts.interface = info[6].As<Napi::String>().Utf8Value();
-    texts.sentence = info[7].As<Napi::String>().Utf8Value();
     if (!lines(env).answer(info[0].As<Napi::Number>().Uint32Value(), std::move(answer)))
       throw_usage(env, std::string(kAnswerHumanUsage) + ": no route has this id");
   }
