@@ -51,6 +51,15 @@ export class NativeFlow extends LazyEndpoints implements FlowSubject {
     this.accepted = undefined;
     this.madeIn = answers;
   }
+
+  /**
+   * Counts in `decoder`'s stats the samples of `packets` more packets that took this flow, as the
+   * per-packet path decodes each sample: making the chain decoded one packet's cookies once.
+   */
+  countDecodesAgain(decoder: OvnSampleDecoder | undefined, packets: number): void {
+    if (decoder === undefined || packets <= 0) return;
+    for (const step of this.chain) if (step.event !== undefined) decoder.countAgain(step.event, step.samples * packets);
+  }
 }
 
 /** What a flow's packets add up to since the last drain. */
@@ -161,16 +170,6 @@ export class NativeFlows {
   }
 
   /**
-   * The decoder's stats count every sample, as the per-packet path decodes each: making a flow's
-   * chain decoded its cookies once (one packet's samples); the samples of its `again` other
-   * packets are counted here.
-   */
-  #countDecodes(flow: NativeFlow, again: number): void {
-    if (this.#decoder === undefined || again <= 0) return;
-    for (const step of flow.chain) if (step.event !== undefined) this.#decoder.countAgain(step.event, step.samples * again);
-  }
-
-  /**
    * Hands on each flow touched since the last drain, with its counts (`counts` is reused: read it
    * during the call). `final`: the packets still in their grouping window too (at stop).
    * `endInterval`: the flows are forgotten afterwards. A throwing `visit` loses no other flow: the
@@ -192,7 +191,7 @@ export class NativeFlows {
       const made = flow.madeIn !== this.#answers;
       if (made) flow.make(this.#assembler, this.#answers);
       counts.sampledPackets = numbers[at + COUNT.sampledPackets]!;
-      this.#countDecodes(flow, counts.sampledPackets - (made ? 1 : 0));
+      flow.countDecodesAgain(this.#decoder, counts.sampledPackets - (made ? 1 : 0));
       counts.samples = numbers[at + COUNT.samples]!;
       counts.packets = numbers[at + COUNT.packets]!;
       counts.firstMs = numbers[at + COUNT.firstNs]! / 1e6;

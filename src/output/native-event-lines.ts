@@ -194,7 +194,8 @@ export class NativeEventLines {
     for (let at = 0; at < routeCounts.length; at += COUNT_SLOTS) {
       const route = this.#routes.get(routeCounts[at + COUNT.id]!)!;
       const sampledPackets = routeCounts[at + COUNT.sampledPackets]!;
-      this.#countDecodes(route, sampledPackets);
+      // The decoder's stats count every sample: the route's chain decoded its first packet's.
+      route.countDecodesAgain(this.#options.decoder, sampledPackets - (this.#decodedOnce.delete(route) ? 1 : 0));
       metrics?.observeCounts(route, sampledPackets, routeCounts[at + COUNT.packets]!);
     }
     if (n[RENDER.pending] === 0) {
@@ -210,18 +211,6 @@ export class NativeEventLines {
     }
     failure = this.#handOn(failure);
     if (failure !== undefined) throw failure.error;
-  }
-
-  /**
-   * The decoder's stats count every sample as the per-packet path decodes each: a route's chain
-   * decoded its cookies once (its first packet's), each of its other packets' samples is counted here.
-   */
-  #countDecodes(route: NativeFlow, sampledPackets: number): void {
-    const decoder = this.#options.decoder;
-    if (decoder === undefined) return;
-    const again = sampledPackets - (this.#decodedOnce.delete(route) ? 1 : 0);
-    if (again <= 0) return;
-    for (const step of route.chain) if (step.event !== undefined) decoder.countAgain(step.event, step.samples * again);
   }
 
   /** Hands the lines written on; a writer that throws loses neither the counts nor the lines after: its first error is thrown once the release is counted. */
