@@ -19,7 +19,6 @@ import { decodeIpfixDatagrams } from '../../src/ipfix/decode';
 import type { IpfixSample } from '../../src/ipfix/types';
 import { decodePacket, encodePsample, type PsampleMessage } from '../../src/index';
 import { HumanFormatter } from '../../src/output/event-human';
-import { LineBuffer } from '../../src/output/line-buffer';
 import type { OvnSampleEvent } from '../../src/ovn/event';
 import { packetFields } from '../../src/packet/fields';
 import { decodePsampleSamples } from '../../src/psample/decode';
@@ -28,7 +27,7 @@ import { dataSet, FLOW_FIELDS, flowRecord, message, templateSet } from '../ipfix
 import { goldenInputs } from '../packet/packet-golden';
 import { batchOf } from '../events/support/random-packets';
 import { icmpEcho } from '../cli/support/frames';
-import { linesWithoutWindow } from './support/watch-lines-harness';
+import { humanLinesPerEvent, humanLinesPerRelease } from './support/watch-lines-harness';
 
 const GOLDEN = join(__dirname, '..', 'fixtures', 'human-lines');
 const PACKETS_GOLDEN = join(GOLDEN, 'packets.txt.gz');
@@ -66,28 +65,8 @@ function packetBatches(): PsampleBatch[] {
   return batches;
 }
 
-function perEvent(batches: readonly PsampleBatch[], color: boolean): string {
-  const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
-  const formatter = new HumanFormatter(color, interfaceName);
-  const out = new LineBuffer();
-  assembler.on('event', (event) => formatter.write(event, out));
-  for (const batch of batches) assembler.pushBatch(batch);
-  assembler.close();
-  return out.take().toString();
-}
-
-function perRelease(batches: readonly PsampleBatch[], color: boolean): string {
-  const written: Buffer[] = [];
-  const lines = linesWithoutWindow(
-    (bytes) => written.push(Buffer.from(bytes)) > 0,
-    { packets: 0, shown: 0, filtered: 0 },
-    { format: { kind: 'human', color }, interfaceName },
-  );
-  for (const batch of batches) lines.add(batch);
-  lines.release(true);
-  lines.close();
-  return Buffer.concat(written).toString();
-}
+const perEvent = (batches: readonly PsampleBatch[], color: boolean): string => humanLinesPerEvent(batches, color, interfaceName);
+const perRelease = (batches: readonly PsampleBatch[], color: boolean): string => humanLinesPerRelease(batches, color, interfaceName);
 
 /** An event whose every database text is hostile (as the decoder and the pod directory would hand them on). */
 function hostileEvent(verdict: 'drop' | 'allow' | 'pass' | 'reject' | 'unknown'): NetworkEvent {

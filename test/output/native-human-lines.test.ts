@@ -1,14 +1,14 @@
 import fc from 'fast-check';
 import { afterEach, expect, it } from 'vitest';
-import { NetworkEventAssembler } from '../../src/events/event-assembler';
 import type { NetworkEventFilter } from '../../src/events/filter';
 import { HumanFormatter } from '../../src/output/event-human';
-import { LineBuffer } from '../../src/output/line-buffer';
 import { NativeEventLines } from '../../src/output/native-event-lines';
 import type { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
 import {
   deliveriesArb,
+  humanLinesPerEvent,
+  humanLinesPerRelease,
   linesWithoutWindow,
   nativeLines,
   perPacketLines,
@@ -99,13 +99,7 @@ it('a writer that throws mid-release (the reader of the output went away) loses 
   expect(counts).toEqual({ packets: 1500, shown: 1500, filtered: 0 });
   expect(written.length).toBeGreaterThan(2);
   // Every line whole and as the per-event writer writes it: the widths went on across the parts.
-  const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
-  const formatter = new HumanFormatter(false, interfaceName);
-  const out = new LineBuffer();
-  assembler.on('event', (event) => formatter.write(event, out));
-  assembler.pushBatch(batchOf(messages));
-  assembler.close();
-  expect(written.join('')).toBe(out.take().toString());
+  expect(written.join('')).toBe(humanLinesPerEvent([batchOf(messages)], false, interfaceName));
   lines.close();
 });
 
@@ -162,23 +156,8 @@ it('more distinct texts than either writer keeps (per-event texts, per-release r
       ),
     );
   }
-  const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
-  const formatter = new HumanFormatter(false, interfaceName);
-  const out = new LineBuffer();
-  assembler.on('event', (event) => formatter.write(event, out));
-  for (const batch of batches) assembler.pushBatch(batch);
-  assembler.close();
-  const perEvent = out.take().toString();
-
-  const written: Buffer[] = [];
-  const lines = linesWithoutWindow(
-    (bytes) => written.push(Buffer.from(bytes)) > 0,
-    { packets: 0, shown: 0, filtered: 0 },
-    { format: { kind: 'human', color: false }, interfaceName },
-  );
-  for (const batch of batches) lines.add(batch);
-  lines.close();
-  const perRelease = Buffer.concat(written).toString();
+  const perEvent = humanLinesPerEvent(batches, false, interfaceName);
+  const perRelease = humanLinesPerRelease(batches, false, interfaceName);
   expect(perEvent.split('\n')).toHaveLength(count + 1);
   expect(perRelease).toBe(perEvent);
 });

@@ -211,3 +211,53 @@ it("release() in a 'batch' listener frees the batch's bytes at once: its samples
   expect(released.length).toBeGreaterThanOrEqual(2);
   expect(socket.stats()).toMatchObject({ received: 5, queued: 0 });
 });
+
+it('a batch listener that releases its batch and then throws: the error reaches uncaughtException, the next batches still come whole and every sample is counted', async () => {
+  const child = await runNodeScript(`
+    const { openFakePsample } = require(${JSON.stringify(dist)});
+    const errors = [];
+    process.on('uncaughtException', (error) => errors.push(error.message));
+    const { socket, reader } = openFakePsample();
+    const seen = [];
+    let batches = 0;
+    socket.on('batch', (batch) => {
+      for (const sample of batch) seen.push(sample.groupSeq);
+      batch.release();
+      if (++batches === 1) throw new Error('listener failed on purpose');
+    });
+    const send = (from, count) => reader.deliver(Array.from({ length: count }, (_, i) => ({ group: 1, groupSeq: from + i })));
+    send(0, 3);
+    setTimeout(() => send(3, 2), 20);
+    const check = setInterval(() => {
+      if (seen.length < 5) return;
+      clearInterval(check);
+      process.stdout.write(JSON.stringify({ errors, seen, received: socket.stats().received }));
+      socket.close();
+    }, 5);
+  `);
+  expect(child.status, child.stderr).toBe(0);
+  const out = JSON.parse(child.stdout) as { errors: string[]; seen: number[]; received: number };
+  expect(out.errors).toEqual(['listener failed on purpose']);
+  expect(out.seen).toEqual(inOrder(5));
+  expect(out.received).toBe(5);
+});
+
+it('a batch listener that releases its batch and closes the socket: the close counts nothing twice and nothing reads the released bytes', () => {
+  const fake = openFakePsample();
+  socket = fake.socket;
+  const closing = socket;
+  let seen = 0;
+  return new Promise<void>((resolve) => {
+    closing.on('batch', (batch) => {
+      seen += batch.length;
+      batch.release();
+      closing.close();
+    });
+    closing.on('close', () => {
+      expect(seen).toBe(4);
+      expect(closing.stats()).toMatchObject({ received: 4, queued: 0 });
+      resolve();
+    });
+    fake.reader.deliver(burst(4));
+  });
+});

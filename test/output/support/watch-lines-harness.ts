@@ -5,6 +5,7 @@ import { NetworkEventAssembler } from '../../../src/events/event-assembler';
 import { compileFilter, type NetworkEventFilter } from '../../../src/events/filter';
 import type { NetworkEvent } from '../../../src/events/network-event';
 import { OvnPsampleMetrics } from '../../../src/metrics/metrics';
+import { HumanFormatter } from '../../../src/output/event-human';
 import { LineBuffer } from '../../../src/output/line-buffer';
 import { NativeEventLines, type NativeEventLinesOptions } from '../../../src/output/native-event-lines';
 import type { PsampleBatch } from '../../../src/psample/batch';
@@ -137,4 +138,37 @@ export function linesWithoutWindow(
     due: () => undefined,
     ...options,
   });
+}
+
+/** The human lines of `batches`, one event per sample, written per event (HumanFormatter, as IPFIX and --pcapng do). */
+export function humanLinesPerEvent(
+  batches: readonly PsampleBatch[],
+  color: boolean,
+  interfaceName: (ifindex: number) => string | undefined,
+): string {
+  const assembler = new NetworkEventAssembler({ groupWindowMs: 0 });
+  const formatter = new HumanFormatter(color, interfaceName);
+  const out = new LineBuffer();
+  assembler.on('event', (event) => formatter.write(event, out));
+  for (const batch of batches) assembler.pushBatch(batch);
+  assembler.close();
+  return out.take().toString();
+}
+
+/** The same lines written per release (NativeEventLines, as watch from psample does). */
+export function humanLinesPerRelease(
+  batches: readonly PsampleBatch[],
+  color: boolean,
+  interfaceName: (ifindex: number) => string | undefined,
+): string {
+  const written: Buffer[] = [];
+  const lines = linesWithoutWindow(
+    (bytes) => written.push(Buffer.from(bytes)) > 0,
+    { packets: 0, shown: 0, filtered: 0 },
+    { format: { kind: 'human', color }, interfaceName },
+  );
+  for (const batch of batches) lines.add(batch);
+  lines.release(true);
+  lines.close();
+  return Buffer.concat(written).toString();
 }
