@@ -132,20 +132,23 @@ it('refuses dropPrivileges: a fake reader has no socket to give privileges up fo
   expect(() => openFakePsample({ dropPrivileges: true } as never)).toThrow(expect.objectContaining({ code: 'INVALID_OPTION' }));
 });
 
-it('a throwing listener: the error reaches uncaughtException and every other sample is still delivered, in order', async () => {
+/**
+ * Runs `listen` (it pushes each sample's groupSeq to `seen`; `socket`, `reader` and
+ * `send(from, count)` are in scope) and `deliver` in a child with the fake reader until `total`
+ * samples were seen: what reached uncaughtException, what was seen in order, what was counted.
+ */
+async function withUncaughtErrors(listen: string, deliver: string, total: number): Promise<void> {
   const child = await runNodeScript(`
     const { openFakePsample } = require(${JSON.stringify(dist)});
     const errors = [];
     process.on('uncaughtException', (error) => errors.push(error.message));
     const { socket, reader } = openFakePsample();
     const seen = [];
-    socket.on('sample', (sample) => {
-      seen.push(sample.groupSeq);
-      if (seen.length === 5) throw new Error('listener failed on purpose');
-    });
-    reader.deliver(Array.from({ length: 3000 }, (_, i) => ({ group: 1, groupSeq: i })));
+    const send = (from, count) => reader.deliver(Array.from({ length: count }, (_, i) => ({ group: 1, groupSeq: from + i })));
+    ${listen}
+    ${deliver}
     const check = setInterval(() => {
-      if (seen.length < 3000) return;
+      if (seen.length < ${total}) return;
       clearInterval(check);
       process.stdout.write(JSON.stringify({ errors, seen, received: socket.stats().received }));
       socket.close();
@@ -154,8 +157,32 @@ it('a throwing listener: the error reaches uncaughtException and every other sam
   expect(child.status, child.stderr).toBe(0);
   const out = JSON.parse(child.stdout) as { errors: string[]; seen: number[]; received: number };
   expect(out.errors).toEqual(['listener failed on purpose']);
-  expect(out.seen).toEqual(inOrder(3000));
-  expect(out.received).toBe(3000);
+  expect(out.seen).toEqual(inOrder(total));
+  expect(out.received).toBe(total);
+}
+
+it('a throwing listener: the error reaches uncaughtException and every other sample is still delivered, in order', async () => {
+  await withUncaughtErrors(
+    `socket.on('sample', (sample) => {
+      seen.push(sample.groupSeq);
+      if (seen.length === 5) throw new Error('listener failed on purpose');
+    });`,
+    'send(0, 3000);',
+    3000,
+  );
+});
+
+it('a batch listener that releases its batch and then throws: the error reaches uncaughtException, the next batches still come whole and every sample is counted', async () => {
+  await withUncaughtErrors(
+    `let batches = 0;
+    socket.on('batch', (batch) => {
+      for (const sample of batch) seen.push(sample.groupSeq);
+      batch.release();
+      if (++batches === 1) throw new Error('listener failed on purpose');
+    });`,
+    'send(0, 3); setTimeout(() => send(3, 2), 20);',
+    5,
+  );
 });
 
 it("feeds watch --aggregate's native flows as the reader thread does: no event, every sample in a flow or counted", async () => {
@@ -210,36 +237,6 @@ it("release() in a 'batch' listener frees the batch's bytes at once: its samples
   expect(seen).toEqual(inOrder(5));
   expect(released.length).toBeGreaterThanOrEqual(2);
   expect(socket.stats()).toMatchObject({ received: 5, queued: 0 });
-});
-
-it('a batch listener that releases its batch and then throws: the error reaches uncaughtException, the next batches still come whole and every sample is counted', async () => {
-  const child = await runNodeScript(`
-    const { openFakePsample } = require(${JSON.stringify(dist)});
-    const errors = [];
-    process.on('uncaughtException', (error) => errors.push(error.message));
-    const { socket, reader } = openFakePsample();
-    const seen = [];
-    let batches = 0;
-    socket.on('batch', (batch) => {
-      for (const sample of batch) seen.push(sample.groupSeq);
-      batch.release();
-      if (++batches === 1) throw new Error('listener failed on purpose');
-    });
-    const send = (from, count) => reader.deliver(Array.from({ length: count }, (_, i) => ({ group: 1, groupSeq: from + i })));
-    send(0, 3);
-    setTimeout(() => send(3, 2), 20);
-    const check = setInterval(() => {
-      if (seen.length < 5) return;
-      clearInterval(check);
-      process.stdout.write(JSON.stringify({ errors, seen, received: socket.stats().received }));
-      socket.close();
-    }, 5);
-  `);
-  expect(child.status, child.stderr).toBe(0);
-  const out = JSON.parse(child.stdout) as { errors: string[]; seen: number[]; received: number };
-  expect(out.errors).toEqual(['listener failed on purpose']);
-  expect(out.seen).toEqual(inOrder(5));
-  expect(out.received).toBe(5);
 });
 
 it('a batch listener that releases its batch and closes the socket: the close counts nothing twice and nothing reads the released bytes', () => {
