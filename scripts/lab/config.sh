@@ -19,8 +19,12 @@ LAB_WORK=${OVN_PSAMPLE_LAB_WORK:-$LAB_ROOT/.lab}
 
 # /dev/kvm on the development machines is PVM and cannot run a stock kernel, so
 # the guest runs under TCG; plain 'max' double-faults now and then on qemu 7.2
-# (cmpxchg16b in SLUB), '-cx16' avoids it.
-LAB_QEMU_CPU=${OVN_PSAMPLE_LAB_QEMU_CPU:-max,-cx16}
+# (cmpxchg16b in SLUB), '-cx16' avoids it. '-erms,-fsrm': with them the guest's kernel and glibc
+# copy with `rep movsb`, which TCG runs one byte per iteration (`json+ovn` paid 13 ns a byte), where a
+# real CPU with ERMS moves tens of bytes per cycle: every byte a consumer writes cost as much as
+# a tenth of a system call. Without them they copy 8 bytes per instruction (scripts/lab/README.md,
+# findings: the C reader alike, `c-long` and `json+ovn` cheaper).
+LAB_QEMU_CPU=${OVN_PSAMPLE_LAB_QEMU_CPU:-max,-cx16,-erms,-fsrm}
 LAB_SMP=${OVN_PSAMPLE_LAB_SMP:-2}
 LAB_MEM_MB=${OVN_PSAMPLE_LAB_MEM_MB:-3072}
 LAB_TIMEOUT_S=${OVN_PSAMPLE_LAB_TIMEOUT_S:-900}
