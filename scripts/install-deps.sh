@@ -55,6 +55,8 @@ for arch in x64 arm64; do bash scripts/cross/sysroot.sh "$arch" >/dev/null; done
 
 # node-gyp must build against the installed Node headers: there is no network for downloads.
 export npm_config_nodedir=/usr
+# --ignore-scripts: the project's own install script (node-gyp-build) would compile the addon that
+# `npm run build` compiles next, a minute of both cores; no dependency has an install script.
 if [ ! node_modules/.package-lock.json -nt package-lock.json ]; then
-  npm ci --no-audit --no-fund
+  npm ci --no-audit --no-fund --ignore-scripts
 fi
