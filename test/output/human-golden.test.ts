@@ -27,18 +27,15 @@ import { dataSet, FLOW_FIELDS, flowRecord, message, templateSet } from '../ipfix
 import { goldenInputs } from '../packet/packet-golden';
 import { batchOf } from '../events/support/random-packets';
 import { icmpEcho } from '../cli/support/frames';
-import { humanLinesPerEvent, humanLinesPerRelease } from './support/watch-lines-harness';
+import { CONTROLS_BUT_TAB, HOSTILE_INTERFACE_NAMES, humanLinesPerEvent, humanLinesPerRelease } from './support/watch-lines-harness';
 
 const GOLDEN = join(__dirname, '..', 'fixtures', 'human-lines');
 const PACKETS_GOLDEN = join(GOLDEN, 'packets.txt.gz');
 const EVENTS_GOLDEN = join(GOLDEN, 'events.txt');
 
 const T0 = 1_750_000_000_123_456_789n;
-const CONTROLS = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))
-  .filter((c) => c !== '\t')
-  .join('');
-const HOSTILE = `deny-all\nFAKE line ALLOW\r\u001b[2J\u001b[31mred${CONTROLS}\u007f\tend`;
-const NAMES: readonly (string | undefined)[] = [undefined, 'e\u001b🚀ü→\t', `veth-${'x'.repeat(8)}${CONTROLS}\u007f-🚀`, 'eth0'];
+const HOSTILE = `deny-all\nFAKE line ALLOW\r\u001b[2J\u001b[31mred${CONTROLS_BUT_TAB}\u007f\tend`;
+const NAMES: readonly (string | undefined)[] = [...HOSTILE_INTERFACE_NAMES, 'eth0'];
 const interfaceName = (ifindex: number): string | undefined => NAMES[ifindex % NAMES.length];
 
 const savedTz = process.env.TZ;

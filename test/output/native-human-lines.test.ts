@@ -7,6 +7,7 @@ import type { PsampleBatch } from '../../src/psample/batch';
 import { tcpSyn } from '../cli/support/frames';
 import {
   deliveriesArb,
+  HOSTILE_INTERFACE_NAMES,
   humanLinesPerEvent,
   humanLinesPerRelease,
   linesWithoutWindow,
@@ -32,12 +33,7 @@ afterEach(() => {
   else process.env.TZ = savedTz;
 });
 
-/** A short name whose UTF-8, UTF-16 and code point lengths all differ; a name past 40 columns with every control character but tab. */
-const CONTROLS = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))
-  .filter((c) => c !== '\t')
-  .join('');
-const NAMES: readonly (string | undefined)[] = [undefined, 'e\u001b🚀ü→\t', `veth-${'x'.repeat(8)}${CONTROLS}\u007f-🚀`];
-const interfaceName = (ifindex: number): string | undefined => NAMES[ifindex % NAMES.length];
+const interfaceName = (ifindex: number): string | undefined => HOSTILE_INTERFACE_NAMES[ifindex % HOSTILE_INTERFACE_NAMES.length];
 
 interface Case extends LinesCase {
   readonly color: boolean;

@@ -16,6 +16,18 @@ import { batchesOf, messagesOf, packetArb } from '../../events/support/random-pa
 // clock is vitest's: both paths see the same time, and packets leave their window only when the
 // test moves it.
 
+/** Every control character but tab, which a name may hold as it is. */
+export const CONTROLS_BUT_TAB = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i))
+  .filter((c) => c !== '\t')
+  .join('');
+
+/** Interface names by ifindex modulo their count: none; a short one whose UTF-8, UTF-16 and code point lengths all differ; one past 40 columns with every control character but tab. */
+export const HOSTILE_INTERFACE_NAMES: readonly (string | undefined)[] = [
+  undefined,
+  'e\u001b🚀ü→\t',
+  `veth-${'x'.repeat(8)}${CONTROLS_BUT_TAB}\u007f-🚀`,
+];
+
 /** Fakes timers, performance and Date for each test of the file (node:perf_hooks' own performance too). */
 export function useFakeClock(): void {
   beforeEach(() => {
