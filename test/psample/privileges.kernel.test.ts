@@ -68,20 +68,22 @@ function threads() {
       amb: hex(f('CapAmb')), nnp: Number(f('NoNewPrivs')), sigBlk: hex(f('SigBlk')), nice }];
   });
 }
-// What the process holds, by identity: a thread by its tid (and name, for a failure), a descriptor by its number and what it
+// What the process holds, by identity: a thread by its tid, a descriptor by its number and what it
 // points at. Not counts: Node 24 starts a thread when node:tls loads (the library's OVSDB transport
 // imports it) that reads OpenSSL's CA file and then ends by itself, so under load that thread and its
 // descriptor can be gone between two counts, failing a clean run or hiding a leak.
 function holdings() {
-  const held = new Set();
-  for (const tid of fs.readdirSync('/proc/self/task')) {
-    try { held.add('thread ' + tid + ' ' + fs.readFileSync('/proc/self/task/' + tid + '/comm', 'utf8').trim()); } catch {}
-  }
+  const held = new Set(fs.readdirSync('/proc/self/task').map((tid) => 'thread ' + tid));
   for (const fd of fs.readdirSync('/proc/self/fd')) {
     // The listing's own descriptor is closed by the time it is read.
     try { held.add('fd ' + fd + ' -> ' + fs.readlinkSync('/proc/self/fd/' + fd)); } catch {}
   }
   return held;
+}
+// A thread that is left, named for the failure (not in its identity: a thread may name itself after it was listed).
+function named(held) {
+  if (!held.startsWith('thread ')) return held;
+  try { return held + ' ' + fs.readFileSync('/proc/self/task/' + held.slice(7) + '/comm', 'utf8').trim(); } catch { return held; }
 }
 // A joined thread can still be listed in /proc for a moment: pthread_join returns once the kernel
 // cleared its tid, before the thread is released. What a leak holds stays; this waits out the rest.
@@ -89,7 +91,7 @@ function leftSince(before) {
   const deadline = Date.now() + 2000;
   for (;;) {
     const left = [...holdings()].filter((held) => !before.has(held));
-    if (left.length === 0 || Date.now() > deadline) return left;
+    if (left.length === 0 || Date.now() > deadline) return left.map(named);
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
   }
 }
