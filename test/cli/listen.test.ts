@@ -97,16 +97,18 @@ function summaryOf(run: CliProcess): { shown: number; received: number; kernelDr
 
 it('SIGTERM stops listen in the middle of a backlog, with its summary, and every sample is accounted for', async () => {
   const shownFirst = 1_000;
-  const backlog = 40_000;
+  const backlog = 60_000;
+  const data = new Uint8Array(1024);
   const run = listen(['--rcvbuf', String(128 << 20)]);
   await run.listening;
   burstWhileStopped(run, shownFirst);
   await waitFor(() => run.stdout().length > 0, 10_000, 'the first samples');
-  // SIGTERM waits while listen is stopped with the backlog in its socket: it lands in listen's first turn
-  // after SIGCONT, which delivers at most a turn's budget (10 ms) of it. Sent once listen had shown the
-  // first samples, it came after all 40,000 in one CI run.
+  // SIGTERM waits while listen is stopped with the backlog in its socket. How many turns listen delivers
+  // before it takes the signal is up to the scheduler, so each sample carries 1 KiB that its line writes
+  // in hex: a turn's 10 ms then shows a few thousand of them, not all. Without data, one quiet run showed
+  // 43,000, and one CI run all of a 40,000 backlog; with it, at most 4,717 of these 60,000 under load here.
   run.child.kill('SIGSTOP');
-  inject(Array.from({ length: backlog }, (_, seq) => ({ group: 10, groupSeq: shownFirst + seq, proto: 0x800 })));
+  inject(Array.from({ length: backlog }, (_, seq) => ({ group: 10, groupSeq: shownFirst + seq, proto: 0x800, data })));
   run.child.kill('SIGTERM');
   run.child.kill('SIGCONT');
   expect(await run.exited).toBe(0);
