@@ -81,11 +81,7 @@ class FlowTableWrap : public Napi::ObjectWrap<FlowTableWrap> {
 
  private:
   SharedFlowTable& table(Napi::Env env) {
-    if (table_->closed()) {
-      Napi::Error e = Napi::Error::New(env, "NativeFlowTable: used after close()");
-      e.Set("code", Napi::String::New(env, "CLOSED"));
-      throw e;
-    }
+    if (table_->closed()) throw_closed(env, "NativeFlowTable");
     return *table_;
   }
 

@@ -100,11 +100,7 @@ class WatchLinesWrap : public Napi::ObjectWrap<WatchLinesWrap> {
 
  private:
   WatchLines& lines(Napi::Env env) {
-    if (!lines_) {
-      Napi::Error e = Napi::Error::New(env, "NativeWatchLines: used after close()");
-      e.Set("code", Napi::String::New(env, "CLOSED"));
-      throw e;
-    }
+    if (!lines_) throw_closed(env, "NativeWatchLines");
     return *lines_;
   }
 

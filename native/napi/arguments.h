@@ -1,5 +1,6 @@
-// What the addon's classes check their JavaScript arguments with, and the one error a wrong
-// argument throws (a TypeError with code INVALID_OPTION naming the method's usage).
+// What the addon's classes check their JavaScript arguments with, the one error a wrong argument
+// throws (a TypeError with code INVALID_OPTION naming the method's usage), and the one a closed
+// object throws (code CLOSED).
 #pragma once
 
 #include <napi.h>
@@ -13,6 +14,13 @@ namespace ovnpsample {
 [[noreturn]] inline void throw_usage(Napi::Env env, const char* class_name, const std::string& usage) {
   Napi::Error e = Napi::TypeError::New(env, std::string(class_name) + "." + usage);
   e.Set("code", Napi::String::New(env, "INVALID_OPTION"));
+  throw e;
+}
+
+// Throws "CLASS: used after close()".
+[[noreturn]] inline void throw_closed(Napi::Env env, const char* class_name) {
+  Napi::Error e = Napi::Error::New(env, std::string(class_name) + ": used after close()");
+  e.Set("code", Napi::String::New(env, "CLOSED"));
   throw e;
 }
 

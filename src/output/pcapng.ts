@@ -49,16 +49,6 @@ function block(type: number, body: Uint8Array): Uint8Array {
   return out;
 }
 
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 /** The per-packet comment: verdict, chain and every cookie of the packet's samples. */
 export function pcapngComment(event: NetworkEvent): string {
   const cookies = event.chain.filter((step) => step.cookie !== undefined).map((step) => formatCookieHex(step.cookie!));
@@ -83,7 +73,7 @@ export class PcapngWriter {
     view.setUint16(4, 1, true);
     view.setUint16(6, 0, true);
     view.setBigInt64(8, -1n, true); // section length not given: a stream
-    this.write(block(SECTION_HEADER, concat([body, options([[SHB_USERAPPL, encoder.encode('ovn-psample')]])])));
+    this.write(block(SECTION_HEADER, Buffer.concat([body, options([[SHB_USERAPPL, encoder.encode('ovn-psample')]])])));
   }
 
   /** Writes the packet of `event`; false, and nothing written, for a source without the packet's bytes. */
@@ -102,7 +92,7 @@ export class PcapngWriter {
     view.setUint32(16, Math.max(sample.origSize, data.length), true);
     const paddedData = new Uint8Array((data.length + 3) & ~3);
     paddedData.set(data);
-    this.write(block(ENHANCED_PACKET, concat([head, paddedData, options([[OPT_COMMENT, encoder.encode(pcapngComment(event))]])])));
+    this.write(block(ENHANCED_PACKET, Buffer.concat([head, paddedData, options([[OPT_COMMENT, encoder.encode(pcapngComment(event))]])])));
     return true;
   }
 
@@ -120,7 +110,7 @@ export class PcapngWriter {
       this.write(
         block(
           INTERFACE_DESCRIPTION,
-          concat([
+          Buffer.concat([
             head,
             options([
               [IF_NAME, encoder.encode(name)],
